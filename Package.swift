@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "TopRegions",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Store", targets: ["Store"]),
+        .executable(name: "topregions-bench", targets: ["topregions-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "Store", dependencies: ["CSQLite"]),
+        .executableTarget(
+            name: "topregions-bench",
+            dependencies: ["Store", "CSQLite"]
+        ),
+        // A child process for the store's crash and multi-process tests: it writes
+        // transactions in a loop until it is killed.
+        .target(
+            name: "StoreTestSupport",
+            dependencies: ["Store"],
+            path: "Tests/Fixtures/StoreTestSupport"
+        ),
+        .executableTarget(
+            name: "store-fixture-writer",
+            dependencies: ["Store", "StoreTestSupport"],
+            path: "Tests/Fixtures/StoreFixtureWriter"
+        ),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: ["Store", "StoreTestSupport", "CSQLite"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,86 @@
+/// What one committed transaction changed, per entity: the ids inserted, updated (with the
+/// names of the attributes and relationships that changed) and deleted.
+///
+/// Within a transaction changes fold together as Core Data folds them: an object inserted
+/// and then updated is inserted; inserted and then deleted is nothing; updated and then
+/// deleted is deleted.
+public struct ChangeSet: Sendable, Equatable {
+    public private(set) var entities: [String: EntityChanges] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool { entities.values.allSatisfy(\.isEmpty) }
+
+    public subscript(entityName: String) -> EntityChanges {
+        entities[entityName] ?? EntityChanges()
+    }
+
+    /// Every entity that has a change.
+    public var entityNames: [String] { entities.filter { !$0.value.isEmpty }.keys.sorted() }
+
+    mutating func recordInsert(_ entity: String, _ id: Int64) {
+        entities[entity, default: EntityChanges()].recordInsert(id)
+    }
+
+    mutating func recordUpdate(_ entity: String, _ id: Int64, _ keys: some Sequence<String>) {
+        entities[entity, default: EntityChanges()].recordUpdate(id, keys)
+    }
+
+    mutating func recordDelete(_ entity: String, _ id: Int64) {
+        entities[entity, default: EntityChanges()].recordDelete(id)
+    }
+
+    /// Adds the changes of a later transaction to these.
+    public mutating func merge(_ later: ChangeSet) {
+        for (name, changes) in later.entities {
+            for id in changes.inserted { recordInsert(name, id) }
+            for (id, keys) in changes.updated { recordUpdate(name, id, keys) }
+            for id in changes.deleted { recordDelete(name, id) }
+        }
+    }
+
+    init(entities: [String: EntityChanges]) {
+        self.entities = entities.filter { !$0.value.isEmpty }
+    }
+}
+
+/// The changes to one entity's objects.
+public struct EntityChanges: Sendable, Equatable {
+    public private(set) var inserted: Set<Int64> = []
+    /// Updated objects with the keys (attribute and relationship names) that changed.
+    public private(set) var updated: [Int64: Set<String>] = [:]
+    public private(set) var deleted: Set<Int64> = []
+
+    public init() {}
+
+    init(inserted: Set<Int64>, updated: [Int64: Set<String>], deleted: Set<Int64>) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// Every id mentioned.
+    public var allIDs: Set<Int64> { inserted.union(updated.keys).union(deleted) }
+
+    mutating func recordInsert(_ id: Int64) {
+        if deleted.remove(id) != nil {
+            // A deleted id used again within the transaction: to a reader, the row changed.
+            updated[id, default: []].insert("*")
+        } else {
+            inserted.insert(id)
+        }
+    }
+
+    mutating func recordUpdate(_ id: Int64, _ keys: some Sequence<String>) {
+        guard !inserted.contains(id), !deleted.contains(id) else { return }
+        updated[id, default: []].formUnion(keys)
+    }
+
+    mutating func recordDelete(_ id: Int64) {
+        if inserted.remove(id) != nil { return }
+        updated.removeValue(forKey: id)
+        deleted.insert(id)
+    }
+}

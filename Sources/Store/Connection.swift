@@ -1,0 +1,102 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection with its cache of prepared statements.
+///
+/// Deliberately not `Sendable`: a connection is used by one thread at a time, under the
+/// lock of the store that owns it (see `ConnectionPool`).
+final class Connection {
+    let handle: OpaquePointer
+    let path: String
+    private var statements: [String: Statement] = [:]
+
+    /// Opens a connection. `flags` are SQLite's open flags; the URI flag is always added.
+    init(path: String, flags: Int32) throws {
+        var handle: OpaquePointer?
+        let result = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        guard result == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let handle { sqlite3_close_v2(handle) }
+            throw StoreError(.sqlite, "Cannot open the store at \(path): \(message)",
+                             resultCode: ResultCode(rawValue: result))
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+        SQLFunctions.register(on: handle)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// The error SQLite reported last on this connection, with `sql` for context.
+    func lastError(_ result: Int32, sql: String?) -> StoreError {
+        let message = String(cString: sqlite3_errmsg(handle))
+        let code = ResultCode(rawValue: sqlite3_extended_errcode(handle))
+        let kind: StoreError.Kind
+        switch result & 0xff {
+        case SQLITE_NOTADB: kind = .notADatabase
+        case SQLITE_CORRUPT: kind = .corrupt
+        default: kind = .sqlite
+        }
+        return StoreError(kind, message, resultCode: code.rawValue == 0 ? ResultCode(rawValue: result) : code, sql: sql)
+    }
+
+    /// A prepared statement for `sql`, kept for reuse. Its bindings are cleared.
+    func statement(_ sql: String) throws -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs one or more statements that take no arguments and return no rows.
+    func execute(_ sql: String) throws {
+        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard result == SQLITE_OK else { throw lastError(result, sql: sql) }
+    }
+
+    /// Runs one statement with arguments, discarding any rows.
+    func run(_ sql: String, _ arguments: [SQLValue] = []) throws {
+        let statement = try self.statement(sql)
+        try statement.bind(arguments)
+        while try statement.step() {}
+    }
+
+    /// The rows of one statement.
+    func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
+        let statement = try self.statement(sql)
+        try statement.bind(arguments)
+        var rows: [Row] = []
+        while try statement.step() { rows.append(statement.row()) }
+        return rows
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
+        let statement = try self.statement(sql)
+        try statement.bind(arguments)
+        guard try statement.step() else { return nil }
+        let value = statement.value(at: 0)
+        statement.reset()
+        return value
+    }
+
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var changedRowCount: Int { Int(sqlite3_changes(handle)) }
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Drops cached statements (after a schema change they would be re-prepared anyway).
+    func clearStatementCache() {
+        statements.removeAll()
+    }
+}

@@ -1,0 +1,210 @@
+/// The storage type of an attribute's column.
+public enum ColumnType: String, Sendable {
+    case integer = "INTEGER"
+    case real = "REAL"
+    case text = "TEXT"
+    case blob = "BLOB"
+}
+
+/// How text is compared when sorting (and in indexes).
+public enum Collation: String, Sendable {
+    /// Byte order of the UTF-8 text (SQLite's BINARY).
+    case binary = "BINARY"
+    /// `String.caseInsensitiveCompare`, for all of Unicode.
+    case caseInsensitive = "caseInsensitive"
+    /// `String.localizedStandardCompare`: Finder-like, case-insensitive, numbers as numbers.
+    case localizedStandard = "localizedStandard"
+}
+
+/// A stored property of an entity: one column.
+public struct Attribute: Sendable {
+    public var name: String
+    public var type: ColumnType
+    public var isOptional: Bool
+    public var isUnique: Bool
+    /// The column's default, used by `CREATE TABLE` and when a record leaves it unset.
+    public var defaultValue: SQLValue?
+
+    public init(_ name: String, _ type: ColumnType, optional: Bool = false, unique: Bool = false,
+                default defaultValue: SQLValue? = nil) {
+        self.name = name
+        self.type = type
+        self.isOptional = optional
+        self.isUnique = unique
+        self.defaultValue = defaultValue
+    }
+}
+
+/// What deleting an object does to the objects at the other end of a relationship
+/// (Core Data's delete rules).
+public enum DeleteRule: Sendable {
+    /// The other objects stay; their reference to the deleted object becomes NULL.
+    case nullify
+    /// The other objects are deleted too (and their own rules apply).
+    case cascade
+    /// The delete fails while any other object is related.
+    case deny
+}
+
+/// A relationship between two entities. The foreign key lives on the to-one side
+/// (`toOne`); its inverse (`toMany`, or `toOneInverse` for one-to-one) finds it through
+/// the destination's relationship named `inverse`.
+public struct Relationship: Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// A reference held in a column of this entity's table.
+        case toOne(column: String)
+        /// The other side of a destination's `toOne` whose column is unique (one-to-one).
+        case toOneInverse
+        /// The other side of a destination's `toOne`.
+        case toMany
+    }
+
+    public var name: String
+    public var destination: String
+    public var kind: Kind
+    public var inverse: String?
+    public var deleteRule: DeleteRule
+
+    /// A reference held in `column` (default: `<name>_id`) of this entity's table.
+    public static func toOne(_ name: String, _ destination: String, column: String? = nil, inverse: String? = nil,
+                             deleteRule: DeleteRule = .nullify) -> Relationship {
+        Relationship(name: name, destination: destination, kind: .toOne(column: column ?? "\(name)_id"),
+                     inverse: inverse, deleteRule: deleteRule)
+    }
+
+    /// The objects of `destination` whose relationship `inverse` points here.
+    public static func toMany(_ name: String, _ destination: String, inverse: String,
+                              deleteRule: DeleteRule = .nullify) -> Relationship {
+        Relationship(name: name, destination: destination, kind: .toMany, inverse: inverse, deleteRule: deleteRule)
+    }
+
+    /// The one object of `destination` whose unique relationship `inverse` points here.
+    public static func toOneInverse(_ name: String, _ destination: String, inverse: String,
+                                    deleteRule: DeleteRule = .nullify) -> Relationship {
+        Relationship(name: name, destination: destination, kind: .toOneInverse, inverse: inverse, deleteRule: deleteRule)
+    }
+
+    /// The foreign key column, when it is in this entity's table.
+    public var foreignKeyColumn: String? {
+        if case .toOne(let column) = kind { return column }
+        return nil
+    }
+
+    public var isToOne: Bool { kind != .toMany }
+}
+
+/// An index on an entity's columns (beyond the ones the store makes for foreign keys).
+public struct Index: Sendable {
+    public var name: String
+    public var columns: [(column: String, collation: Collation?)]
+    public var isUnique: Bool
+
+    public init(_ name: String, _ columns: [(column: String, collation: Collation?)], unique: Bool = false) {
+        self.name = name
+        self.columns = columns
+        self.isUnique = unique
+    }
+
+    public init(_ name: String, columns: [String], unique: Bool = false) {
+        self.init(name, columns.map { (column: $0, collation: nil) }, unique: unique)
+    }
+}
+
+/// A kind of object the store keeps: its table, primary key, attributes and relationships.
+///
+/// Every entity has an integer primary key (Core Data's object id); identities from
+/// outside, like a Flickr id, are unique attributes.
+public struct Entity: Sendable {
+    public var name: String
+    public var primaryKey: String
+    public var attributes: [Attribute]
+    public var relationships: [Relationship]
+    public var indexes: [Index]
+
+    /// The columns of the table after the primary key: attributes, then foreign keys.
+    public let storedColumns: [String]
+    let storedColumnIndex: [String: Int]
+
+    public init(_ name: String, primaryKey: String = "id", attributes: [Attribute],
+                relationships: [Relationship] = [], indexes: [Index] = []) {
+        self.name = name
+        self.primaryKey = primaryKey
+        self.attributes = attributes
+        self.relationships = relationships
+        self.indexes = indexes
+        let columns = attributes.map(\.name) + relationships.compactMap(\.foreignKeyColumn)
+        self.storedColumns = columns
+        var index: [String: Int] = [:]
+        for (offset, column) in columns.enumerated() { index[column] = offset }
+        self.storedColumnIndex = index
+    }
+
+    public func attribute(named name: String) -> Attribute? {
+        attributes.first { $0.name == name }
+    }
+
+    public func relationship(named name: String) -> Relationship? {
+        relationships.first { $0.name == name }
+    }
+
+    /// The relationship whose foreign key is `column`.
+    func relationship(forColumn column: String) -> Relationship? {
+        relationships.first { $0.foreignKeyColumn == column }
+    }
+}
+
+/// All entities of a store, checked for consistency when the store opens.
+public struct Schema: Sendable {
+    public let entities: [Entity]
+    private let byName: [String: Entity]
+
+    public init(_ entities: [Entity]) {
+        self.entities = entities
+        self.byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func entity(named name: String) throws -> Entity {
+        guard let entity = byName[name] else {
+            throw StoreError(.invalidRequest, "The schema has no entity named \(name)")
+        }
+        return entity
+    }
+
+    /// Throws when an entity is declared twice, or a relationship names a destination or
+    /// inverse that does not exist or does not point back.
+    public func validate() throws {
+        guard byName.count == entities.count else {
+            throw StoreError(.invalidRequest, "The schema declares an entity twice")
+        }
+        for entity in entities {
+            for relationship in entity.relationships {
+                let destination = try self.entity(named: relationship.destination)
+                guard let inverseName = relationship.inverse else {
+                    if relationship.foreignKeyColumn == nil {
+                        throw StoreError(.invalidRequest, "\(entity.name).\(relationship.name) needs an inverse")
+                    }
+                    continue
+                }
+                guard let inverse = destination.relationship(named: inverseName), inverse.destination == entity.name else {
+                    throw StoreError(.invalidRequest,
+                                     "\(entity.name).\(relationship.name): \(destination.name) has no relationship \(inverseName) back to \(entity.name)")
+                }
+                if relationship.foreignKeyColumn == nil && inverse.foreignKeyColumn == nil {
+                    throw StoreError(.invalidRequest,
+                                     "\(entity.name).\(relationship.name) and its inverse both lack a foreign key column")
+                }
+            }
+        }
+    }
+
+    /// The relationship on the other side that holds the foreign key for `relationship`
+    /// (which must not hold it itself).
+    func foreignKeySide(of relationship: Relationship) throws -> (entity: Entity, column: String) {
+        let destination = try entity(named: relationship.destination)
+        guard let inverseName = relationship.inverse, let inverse = destination.relationship(named: inverseName),
+              let column = inverse.foreignKeyColumn else {
+            throw StoreError(.invalidRequest, "\(relationship.name) has no foreign key on \(relationship.destination)")
+        }
+        return (destination, column)
+    }
+}

@@ -1,0 +1,49 @@
+/// Migrations registered by name and applied in order, each in its own transaction. The
+/// names applied are kept in the store, so each runs once; a store that has applied a
+/// migration this program does not know was written by a newer version and is refused.
+public struct Migrator: Sendable {
+    public typealias Migration = @Sendable (Transaction) throws -> Void
+
+    private(set) var migrations: [(name: String, body: Migration)] = []
+
+    public init() {}
+
+    /// Registers a migration. Names must be unique; order of registration is order of
+    /// application.
+    public mutating func register(_ name: String, _ body: @escaping Migration) {
+        precondition(!migrations.contains { $0.name == name }, "Migration \(name) is registered twice")
+        migrations.append((name, body))
+    }
+
+    /// A migrator that creates the tables of these entities in one migration named `name`.
+    public static func creating(_ entities: [Entity], name: String = "createTables") -> Migrator {
+        var migrator = Migrator()
+        migrator.register(name) { transaction in
+            for entity in entities { try transaction.create(entity) }
+        }
+        return migrator
+    }
+
+    var names: [String] { migrations.map(\.name) }
+}
+
+/// The store's own tables, created before any registered migration and named so they can
+/// never clash with the product's.
+enum StoreTables {
+    static let migrations = "store_migrations"
+    static let history = "store_history"
+    static let metadata = "store_metadata"
+
+    /// Statements that create the bookkeeping tables when they are missing.
+    static let create = """
+        CREATE TABLE IF NOT EXISTS store_migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL);
+        CREATE TABLE IF NOT EXISTS store_history (
+            token INTEGER PRIMARY KEY AUTOINCREMENT,
+            committed_at REAL NOT NULL,
+            origin TEXT NOT NULL,
+            author TEXT,
+            changes BLOB NOT NULL);
+        CREATE INDEX IF NOT EXISTS store_history_committed_at ON store_history (committed_at);
+        CREATE TABLE IF NOT EXISTS store_metadata (key TEXT PRIMARY KEY, value);
+        """
+}

@@ -1,0 +1,109 @@
+/// A condition on an entity's objects, composed from typed expressions.
+///
+/// Key paths name attributes, `id`, or to-one relationships, and may cross to-one
+/// relationships with dots (`region.name`). Every value is bound as a parameter when the
+/// predicate becomes SQL, never spliced into the SQL text.
+public indirect enum Predicate: Sendable {
+    public enum Comparison: String, Sendable {
+        case equal = "="
+        case notEqual = "<>"
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+    }
+
+    public enum TextMatch: Sendable {
+        case beginsWith
+        case contains
+        case endsWith
+    }
+
+    case constant(Bool)
+    case compare(String, Comparison, SQLValue)
+    /// Compares two key paths of the same object.
+    case compareKeys(String, Comparison, String)
+    case isIn(String, [SQLValue])
+    case isNull(String)
+    /// Text matching; with `caseInsensitive`, both sides are Unicode case-folded.
+    case text(String, TextMatch, String, caseInsensitive: Bool)
+    case not(Predicate)
+    case and([Predicate])
+    case or([Predicate])
+}
+
+/// A key path in a predicate: `Key("region.name") == "California"`.
+public struct Key: Sendable {
+    public let path: String
+    public init(_ path: String) { self.path = path }
+
+    public func isIn(_ values: [some SQLValueConvertible]) -> Predicate {
+        .isIn(path, values.map(\.sqlValue))
+    }
+    public var isNull: Predicate { .isNull(path) }
+    public var isNotNull: Predicate { .not(.isNull(path)) }
+    public func beginsWith(_ prefix: String, caseInsensitive: Bool = false) -> Predicate {
+        .text(path, .beginsWith, prefix, caseInsensitive: caseInsensitive)
+    }
+    public func contains(_ text: String, caseInsensitive: Bool = false) -> Predicate {
+        .text(path, .contains, text, caseInsensitive: caseInsensitive)
+    }
+    public func endsWith(_ suffix: String, caseInsensitive: Bool = false) -> Predicate {
+        .text(path, .endsWith, suffix, caseInsensitive: caseInsensitive)
+    }
+
+    public static func == (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .equal, value.sqlValue) }
+    public static func != (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .notEqual, value.sqlValue) }
+    public static func < (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .less, value.sqlValue) }
+    public static func <= (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .lessOrEqual, value.sqlValue) }
+    public static func > (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .greater, value.sqlValue) }
+    public static func >= (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .greaterOrEqual, value.sqlValue) }
+    public static func == (key: Key, other: Key) -> Predicate { .compareKeys(key.path, .equal, other.path) }
+    public static func < (key: Key, other: Key) -> Predicate { .compareKeys(key.path, .less, other.path) }
+    public static func > (key: Key, other: Key) -> Predicate { .compareKeys(key.path, .greater, other.path) }
+}
+
+extension Predicate {
+    public static func && (left: Predicate, right: Predicate) -> Predicate { .and([left, right]) }
+    public static func || (left: Predicate, right: Predicate) -> Predicate { .or([left, right]) }
+    public static prefix func ! (predicate: Predicate) -> Predicate { .not(predicate) }
+}
+
+/// One level of a sort order.
+public struct SortDescriptor: Sendable, Equatable {
+    public var keyPath: String
+    public var ascending: Bool
+    public var collation: Collation
+
+    /// NULLs sort as SQLite sorts them: before every value ascending, after descending.
+    public init(_ keyPath: String, ascending: Bool = true, collation: Collation = .binary) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+        self.collation = collation
+    }
+}
+
+/// What to fetch: an entity's objects that match a predicate, in an order, optionally
+/// limited (Core Data's NSFetchRequest).
+public struct FetchRequest: Sendable {
+    public var entityName: String
+    public var predicate: Predicate?
+    public var sortDescriptors: [SortDescriptor]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int
+
+    public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+                fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+    }
+
+    public init<R: Record>(_ type: R.Type, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+                           fetchLimit: Int? = nil, fetchOffset: Int = 0) {
+        self.init(entityName: R.entity.name, predicate: predicate, sortDescriptors: sortDescriptors,
+                  fetchLimit: fetchLimit, fetchOffset: fetchOffset)
+    }
+}

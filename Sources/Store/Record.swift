@@ -1,0 +1,65 @@
+/// A Swift type stored as one row of an entity's table.
+///
+/// ```swift
+/// struct Region: Record {
+///     static let entity = Entity("Region", attributes: [Attribute("name", .text)])
+///     var id: Int64?
+///     var name: String
+///     init(row: Row) throws { id = try row.int64("id"); name = try row.string("name") }
+///     func encode(to container: inout RecordContainer) { container["name"] = name }
+/// }
+/// ```
+public protocol Record: Sendable {
+    /// The entity this type is stored as.
+    static var entity: Entity { get }
+    /// The primary key: nil until the record is inserted (the store assigns it then).
+    var id: Int64? { get set }
+    /// Decodes a row of the entity's table (all stored columns, the primary key included).
+    init(row: Row) throws
+    /// Writes the stored columns (attributes and foreign keys); unset columns take their default.
+    func encode(to container: inout RecordContainer)
+}
+
+/// The column values of one record, in the entity's column order.
+public struct RecordContainer {
+    let entity: Entity
+    private(set) var values: [SQLValue]
+    private(set) var unknownColumns: [String] = []
+
+    init(entity: Entity) {
+        self.entity = entity
+        self.values = entity.storedColumns.map { column in
+            entity.attribute(named: column)?.defaultValue ?? .null
+        }
+    }
+
+    public subscript(column: String) -> SQLValueConvertible? {
+        get {
+            guard let index = entity.storedColumnIndex[column] else { return nil }
+            return values[index]
+        }
+        set {
+            guard let index = entity.storedColumnIndex[column] else {
+                unknownColumns.append(column)
+                return
+            }
+            values[index] = newValue?.sqlValue ?? .null
+        }
+    }
+
+    func value(of column: String) -> SQLValue {
+        entity.storedColumnIndex[column].map { values[$0] } ?? .null
+    }
+}
+
+extension Record {
+    /// The stored column values, in `entity.storedColumns` order.
+    func storedValues() throws -> [SQLValue] {
+        var container = RecordContainer(entity: Self.entity)
+        encode(to: &container)
+        if let unknown = container.unknownColumns.first {
+            throw StoreError(.invalidRequest, "\(Self.self) encodes \(unknown), which \(Self.entity.name) does not have")
+        }
+        return container.values
+    }
+}

@@ -1,0 +1,76 @@
+/// The names of a result's columns, shared by all its rows.
+public final class RowColumns: Sendable {
+    public let names: [String]
+    let indexByName: [String: Int]
+
+    init(names: [String]) {
+        self.names = names
+        var indexByName: [String: Int] = [:]
+        for (index, name) in names.enumerated() where indexByName[name] == nil {
+            indexByName[name] = index
+        }
+        self.indexByName = indexByName
+    }
+}
+
+/// One row of a result: values by column position or name.
+public struct Row: Sendable {
+    let columns: RowColumns
+    public let values: [SQLValue]
+
+    init(columns: RowColumns, values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    public var columnNames: [String] { columns.names }
+
+    public subscript(index: Int) -> SQLValue { values[index] }
+
+    /// The value of the named column; `.null` when the row has no such column.
+    public subscript(name: String) -> SQLValue {
+        guard let index = columns.indexByName[name] else { return .null }
+        return values[index]
+    }
+
+    public func hasColumn(_ name: String) -> Bool { columns.indexByName[name] != nil }
+
+    // Typed accessors: they throw a decoding error that names the column when the stored
+    // value is missing or of another type.
+
+    public func int64(_ name: String) throws -> Int64 {
+        guard let value = self[name].int64 else { throw mismatch(name, "an integer") }
+        return value
+    }
+
+    public func int(_ name: String) throws -> Int { Int(try int64(name)) }
+
+    public func double(_ name: String) throws -> Double {
+        guard let value = self[name].double else { throw mismatch(name, "a number") }
+        return value
+    }
+
+    public func string(_ name: String) throws -> String {
+        guard let value = self[name].string else { throw mismatch(name, "text") }
+        return value
+    }
+
+    public func bool(_ name: String) throws -> Bool { try int64(name) != 0 }
+
+    public func optionalInt64(_ name: String) -> Int64? { self[name].int64 }
+    public func optionalDouble(_ name: String) -> Double? { self[name].double }
+    public func optionalString(_ name: String) -> String? { self[name].string }
+    public func optionalBytes(_ name: String) -> [UInt8]? { self[name].bytes }
+
+    private func mismatch(_ name: String, _ expected: String) -> StoreError {
+        let found: String
+        switch self[name] {
+        case .null: found = hasColumn(name) ? "NULL" : "no such column"
+        case .integer: found = "an integer"
+        case .real: found = "a real number"
+        case .text: found = "text"
+        case .blob: found = "a blob"
+        }
+        return StoreError(.decoding, "Column \(name) should hold \(expected), found \(found)")
+    }
+}

@@ -1,0 +1,65 @@
+import CSQLite
+import Foundation
+
+/// The collations and functions every connection of the store registers, so that SQL can
+/// sort and match text the way Foundation does.
+///
+/// A file whose indexes use these collations needs them registered to be written to by
+/// other tools (the `sqlite3` shell can still read it).
+enum SQLFunctions {
+    /// Orders as `String.localizedStandardCompare` (Finder-like: case-insensitive,
+    /// numbers compared as numbers).
+    static let localizedStandardCollation = "localizedStandard"
+    /// Orders as `String.caseInsensitiveCompare`, for all of Unicode (SQLite's NOCASE
+    /// folds ASCII only).
+    static let caseInsensitiveCollation = "caseInsensitive"
+    /// `store_fold(text)`: text case-folded and stripped of nothing else, for case-insensitive
+    /// `beginsWith`/`contains`/`endsWith` predicates.
+    static let foldFunction = "store_fold"
+
+    static func register(on handle: OpaquePointer) {
+        sqlite3_create_collation_v2(handle, localizedStandardCollation, SQLITE_UTF8, nil, { _, count1, bytes1, count2, bytes2 in
+            let left = SQLFunctions.string(bytes1, count1)
+            let right = SQLFunctions.string(bytes2, count2)
+            return SQLFunctions.order(left.localizedStandardCompare(right))
+        }, nil)
+        sqlite3_create_collation_v2(handle, caseInsensitiveCollation, SQLITE_UTF8, nil, { _, count1, bytes1, count2, bytes2 in
+            let left = SQLFunctions.string(bytes1, count1)
+            let right = SQLFunctions.string(bytes2, count2)
+            return SQLFunctions.order(left.caseInsensitiveCompare(right))
+        }, nil)
+        sqlite3_create_function_v2(handle, foldFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, { context, _, arguments in
+            guard let argument = arguments?[0], sqlite3_value_type(argument) != SQLITE_NULL,
+                  let text = sqlite3_value_text(argument) else {
+                sqlite3_result_null(context)
+                return
+            }
+            let count = Int(sqlite3_value_bytes(argument))
+            var folded = SQLFunctions.fold(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            folded.withUTF8 { buffer in
+                guard !buffer.isEmpty else { return sqlite3_result_text(context, "", 0, nil) }
+                buffer.withMemoryRebound(to: CChar.self) { characters in
+                    sqlite3_result_text(context, characters.baseAddress, Int32(characters.count), topregions_sqlite_transient())
+                }
+            }
+        }, nil, nil, nil)
+    }
+
+    /// The case folding used by case-insensitive string predicates, on both sides.
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive], locale: nil)
+    }
+
+    private static func string(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String {
+        guard let bytes, count > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
+    }
+
+    private static func order(_ result: ComparisonResult) -> Int32 {
+        switch result {
+        case .orderedAscending: return -1
+        case .orderedSame: return 0
+        case .orderedDescending: return 1
+        }
+    }
+}

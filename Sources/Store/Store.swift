@@ -1,0 +1,194 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// A persistent object store on one SQLite file: typed records, fetch requests, all-or-
+/// nothing write transactions that produce change sets, persistent history that any
+/// process can read, and observation of commits from this process and others.
+///
+/// One writer at a time (across processes too: a second writer waits its turn), many
+/// concurrent readers (WAL). All methods may be called from any thread; do not call the
+/// store from inside a `read` or `write` closure of the same store.
+public final class Store: Sendable {
+    /// The file, or nil for an in-memory store.
+    public let path: String?
+    public let schema: Schema
+    public let configuration: StoreConfiguration
+    /// Identifies this store object in the history, so it can tell its own commits from
+    /// those of other processes.
+    public let origin: String
+
+    let pool: ConnectionPool
+    let notifier: ChangeNotifier
+    private let lastHistoryTrim = Mutex<Date>(.distantPast)
+
+    /// Opens the store at `path`, creating it (mode 0600) when missing, and applies the
+    /// migrations it has not applied yet.
+    ///
+    /// Throws `notADatabase` or `corrupt` for a file that is not a sound SQLite database and
+    /// `newerSchema` for one written by a newer program; in each case the file is left
+    /// untouched. A failing migration throws `migrationFailed`, with the store left at the
+    /// last migration that succeeded.
+    public init(path: String, schema: Schema, migrator: Migrator = Migrator(),
+                configuration: StoreConfiguration = StoreConfiguration()) throws {
+        try schema.validate()
+        try StoreFile.prepare(at: path)
+        let busyMilliseconds = Int32(clamping: Int(configuration.busyTimeout * 1000))
+        let writer = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+        writer.setBusyTimeout(milliseconds: busyMilliseconds)
+        try StoreOpening.verifyReadable(writer, path: path)
+        try StoreOpening.refuseNewerSchema(writer, migrator: migrator, path: path)
+        try StoreOpening.configure(writer)
+        try StoreOpening.migrate(writer, schema: schema, migrator: migrator)
+        self.path = path
+        self.schema = schema
+        self.configuration = configuration
+        self.origin = UUID().uuidString
+        self.pool = ConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
+            let reader = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+            reader.setBusyTimeout(milliseconds: busyMilliseconds)
+            try reader.execute("PRAGMA query_only = 1")
+            return reader
+        }
+        self.notifier = ChangeNotifier()
+        notifier.remoteSource = RemoteCommitPoller(path: path, origin: origin,
+                                                   interval: configuration.observationInterval,
+                                                   busyMilliseconds: busyMilliseconds)
+    }
+
+    /// A store that lives in memory only, for tests: the same behaviour but no file, no
+    /// other processes, and one connection for reads and writes.
+    public init(inMemorySchema schema: Schema, migrator: Migrator = Migrator(),
+                configuration: StoreConfiguration = StoreConfiguration()) throws {
+        try schema.validate()
+        let connection = try Connection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        try connection.execute("PRAGMA foreign_keys = ON")
+        try StoreOpening.migrate(connection, schema: schema, migrator: migrator)
+        self.path = nil
+        self.schema = schema
+        self.configuration = configuration
+        self.origin = UUID().uuidString
+        self.pool = ConnectionPool(writer: connection, maximumReaders: 1, makeReader: nil)
+        self.notifier = ChangeNotifier()
+    }
+
+    deinit {
+        notifier.stop()
+    }
+
+    /// Closes the store: later calls throw `closed`; observers stop.
+    public func close() {
+        notifier.stop()
+        pool.close()
+    }
+
+    // MARK: Reading and writing
+
+    /// Runs `body` in a read transaction: every read inside sees one snapshot.
+    public func read<T>(_ body: (ReadContext) throws -> T) throws -> T {
+        try pool.withReader { connection in
+            try connection.execute("BEGIN DEFERRED")
+            defer { try? connection.execute("COMMIT") }
+            return try body(ReadContext(connection: connection, schema: schema))
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it, or rolls it back when `body` or
+    /// the commit throws. After the commit, observers receive its change set (with
+    /// `author`), and the history keeps it.
+    @discardableResult
+    public func write<T>(author: String? = nil, _ body: (Transaction) throws -> T) throws -> T {
+        defer { notifier.deliverPending() }
+        return try pool.withWriter { connection in
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let transaction = Transaction(connection: connection, schema: schema)
+                let result = try body(transaction)
+                let changes = transaction.changes
+                var entry: HistoryEntry?
+                if !changes.isEmpty {
+                    let token = try History.append(changes, origin: origin, author: author, on: connection)
+                    entry = HistoryEntry(token: token, committedAt: Date(), origin: origin, author: author, changes: changes)
+                }
+                try trimHistoryIfDue(connection)
+                try connection.execute("COMMIT")
+                if let entry { notifier.enqueue(.committed(entry, isLocal: true)) }
+                return result
+            } catch {
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// `read` on a background thread.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (ReadContext) throws -> T) async throws -> T {
+        try await Self.onBackgroundThread { try self.read(body) }
+    }
+
+    /// `write` on a background thread.
+    @discardableResult
+    public func write<T: Sendable>(author: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        try await Self.onBackgroundThread { try self.write(author: author, body) }
+    }
+
+    private static func onBackgroundThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+
+    // MARK: History
+
+    /// The token of the newest commit (0 before the first).
+    public func currentToken() throws -> Int64 {
+        try pool.withReader { try History.currentToken(on: $0) }
+    }
+
+    /// The commits after `token`, oldest first. Throws `historyTrimmed` when some of them
+    /// were trimmed: the caller must refetch rather than apply a history with a gap.
+    public func history(since token: Int64) throws -> [HistoryEntry] {
+        try pool.withReader { connection in
+            try connection.execute("BEGIN DEFERRED")
+            defer { try? connection.execute("COMMIT") }
+            return try History.entries(since: token, on: connection)
+        }
+    }
+
+    /// Deletes history committed before `date`. Returns how many entries were deleted.
+    @discardableResult
+    public func trimHistory(before date: Date) throws -> Int {
+        try pool.withWriter { connection in
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let count = try History.trim(before: date, on: connection)
+                try connection.execute("COMMIT")
+                return count
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private func trimHistoryIfDue(_ connection: Connection) throws {
+        let now = Date()
+        let due = lastHistoryTrim.withLock { last in
+            guard now.timeIntervalSince(last) >= 60 else { return false }
+            last = now
+            return true
+        }
+        if due { _ = try History.trim(before: now.addingTimeInterval(-configuration.historyRetention), on: connection) }
+    }
+
+    // MARK: Maintenance
+
+    /// SQLite's `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.
+    public func integrityCheck() throws -> [String] {
+        try pool.withReader { connection in
+            try connection.rows("PRAGMA integrity_check").compactMap { $0[0].string }
+        }
+    }
+}

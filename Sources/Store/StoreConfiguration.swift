@@ -1,0 +1,15 @@
+import Foundation
+
+/// How a store behaves; the defaults suit a daemon and command-line readers sharing a file.
+public struct StoreConfiguration: Sendable {
+    /// How long a writer waits for another process's write to finish before failing.
+    public var busyTimeout: TimeInterval = 60
+    /// Read connections kept open for concurrent readers.
+    public var maximumReaders: Int = 4
+    /// History older than this is trimmed after commits (checked at most once a minute).
+    public var historyRetention: TimeInterval = 7 * 24 * 3600
+    /// How often observers look for commits made by other processes.
+    public var observationInterval: TimeInterval = 0.05
+
+    public init() {}
+}

@@ -1,0 +1,78 @@
+import CSQLite
+
+/// The one error type of the store.
+///
+/// SQLite failures carry SQLite's result code and message and the SQL that failed; the
+/// values bound to that SQL are never included, so an error can be logged safely.
+/// Conditions the store detects itself have a `kind` of their own.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// SQLite reported an error: see `resultCode`.
+        case sqlite
+        /// The file exists but is not a SQLite database.
+        case notADatabase
+        /// The file is a SQLite database whose content is damaged.
+        case corrupt
+        /// The store was written by a newer version of the program: it has migrations this
+        /// program does not know.
+        case newerSchema
+        /// A migration failed; the store stays at the last migration that succeeded.
+        case migrationFailed
+        /// The history a reader asked for has been trimmed: the reader must refetch.
+        case historyTrimmed
+        /// A fetch request, predicate or key path does not fit the schema.
+        case invalidRequest
+        /// A record that was expected does not exist.
+        case recordNotFound
+        /// A row could not be turned into a record.
+        case decoding
+        /// A delete was refused by a relationship whose delete rule is `deny`.
+        case deleteDenied
+        /// The store was closed.
+        case closed
+    }
+
+    public var kind: Kind
+    /// SQLite's extended result code, when SQLite reported the error.
+    public var resultCode: ResultCode?
+    public var message: String
+    /// The SQL that failed, without bound values.
+    public var sql: String?
+
+    public init(_ kind: Kind, _ message: String, resultCode: ResultCode? = nil, sql: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.resultCode = resultCode
+        self.sql = sql
+    }
+
+    public var description: String {
+        var text = message
+        if let resultCode { text += " (SQLite \(resultCode.primary.rawValue): \(resultCode.name))" }
+        if let sql { text += " in SQL: \(sql)" }
+        return text
+    }
+}
+
+/// A SQLite result code (extended codes included), matchable in `catch` clauses:
+/// `catch let error as StoreError where error.resultCode?.primary == .full`.
+public struct ResultCode: Sendable, Hashable, RawRepresentable {
+    public var rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The primary code (the low 8 bits of an extended code).
+    public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xff) }
+    public var name: String { String(cString: sqlite3_errstr(rawValue)) }
+
+    public static let ok = ResultCode(rawValue: SQLITE_OK)
+    public static let error = ResultCode(rawValue: SQLITE_ERROR)
+    public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+    public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
+    public static let readonly = ResultCode(rawValue: SQLITE_READONLY)
+    public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
+    public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+    public static let full = ResultCode(rawValue: SQLITE_FULL)
+    public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
+    public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+    public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
+}

@@ -1,0 +1,66 @@
+// A child process for the store's crash and multi-process tests.
+//
+//   store-fixture-writer crash PATH            write batches until killed
+//   store-fixture-writer write PATH COUNT [PAUSE_MS]
+//                                               write COUNT batches, then exit
+//
+// After each commit it writes "committed BATCH TOKEN UNIXTIME" on stdout, unbuffered, so
+// the parent knows which transactions were committed before it killed the process.
+import Foundation
+import Store
+import StoreTestSupport
+
+func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("store-fixture-writer: " + message + "\n").utf8))
+    exit(2)
+}
+
+/// Writes one batch: `partsPerBatch` entries with the same batch number, with payloads of
+/// varied length so that pages split and the WAL grows.
+func writeBatch(_ store: Store, _ batch: Int64) throws -> Int64 {
+    try store.write { transaction in
+        for part in 0..<Int64(TestSchema.partsPerBatch) {
+            let length = Int.random(in: 10...3000)
+            try transaction.inserted(Entry(batch: batch, part: part, payload: String(repeating: "x", count: length)))
+        }
+    }
+    return try store.currentToken()
+}
+
+func nextBatch(_ store: Store) throws -> Int64 {
+    try store.read { context in (try context.scalar("SELECT max(batch) FROM Entry")?.int64 ?? 0) + 1 }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fail("usage: store-fixture-writer crash|write PATH [COUNT [PAUSE_MS]]") }
+let mode = arguments[1]
+let path = arguments[2]
+do {
+    let store = try TestSchema.openStore(at: path)
+    var batch = try nextBatch(store)
+    switch mode {
+    case "crash":
+        while true {
+            let token = try writeBatch(store, batch)
+            report("committed \(batch) \(token) \(Date().timeIntervalSince1970)")
+            batch += 1
+        }
+    case "write":
+        guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("write needs a COUNT") }
+        let pause = arguments.count >= 5 ? (Double(arguments[4]) ?? 0) / 1000 : 0
+        for _ in 0..<count {
+            let token = try writeBatch(store, batch)
+            report("committed \(batch) \(token) \(Date().timeIntervalSince1970)")
+            batch += 1
+            if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+        }
+    default:
+        fail("unknown mode \(mode)")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,185 @@
+import CSQLite
+import Foundation
+import Store
+import StoreTestSupport
+import Testing
+
+@Suite("Opening a store")
+struct StoreOpeningTests {
+    @Test("A new store is a WAL file with mode 0600, synchronous=NORMAL and foreign keys on")
+    func newStoreSettings() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("nested/store.sqlite")
+        let store = try TestSchema.openStore(at: path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let settings = try store.write { transaction in
+            [try transaction.scalar("PRAGMA journal_mode"), try transaction.scalar("PRAGMA synchronous"),
+             try transaction.scalar("PRAGMA foreign_keys")]
+        }
+        #expect(settings == [.text("wal"), .integer(1), .integer(1)])
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("Reopening keeps the data and applies no migration twice")
+    func reopen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        do {
+            let store = try TestSchema.openStore(at: path)
+            try store.write { try $0.inserted(Region(name: "Limburg", country: "Netherlands")) }
+            store.close()
+        }
+        let store = try TestSchema.openStore(at: path)
+        let regions = try store.read { try $0.fetch(Region.self) }
+        #expect(regions.map(\.name) == ["Limburg"])
+        let applied = try store.read { try $0.rows("SELECT name FROM store_migrations").compactMap { $0[0].string } }
+        #expect(applied == ["testSchema.v1"])
+    }
+
+    @Test("A file that is not a SQLite database is refused and left untouched")
+    func notADatabase() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.txt")
+        let content = Data(String(repeating: "these are my notes, not a database\n", count: 40).utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        #expect {
+            try TestSchema.openStore(at: path)
+        } throws: { error in
+            (error as? StoreError)?.kind == .notADatabase
+                && "\(error)".contains("not a SQLite database")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("A short file that only starts like SQLite is refused too")
+    func truncatedHeader() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("short.sqlite")
+        let content = Data("SQLite format 3\0abc".utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.self) { try TestSchema.openStore(at: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
+    }
+
+    @Test("A database whose schema page is damaged is refused as corrupt and left untouched")
+    func corruptSchema() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try makeRollbackJournalDatabase(at: path)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        // Page 1 holds the schema's b-tree after the 100-byte file header: damage its
+        // page header (the cell count and content offset) so SQLite cannot parse it.
+        for offset in 100..<112 { bytes[offset] = 0xff }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect {
+            try TestSchema.openStore(at: path)
+        } throws: { error in
+            (error as? StoreError)?.kind == .corrupt
+        }
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
+    }
+
+    @Test("Damage inside a table is reported as corrupt when it is read")
+    func corruptTable() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        try makeRollbackJournalDatabase(at: path, regions: 2000)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let pageSize = 4096
+        let lastPage = bytes.count / pageSize - 1
+        for offset in (lastPage * pageSize)..<(lastPage * pageSize + 16) { bytes[offset] = 0xee }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let store = try TestSchema.openStore(at: path)
+        #expect {
+            _ = try store.read { try $0.fetch(Region.self) }
+            return try store.integrityCheck() != ["ok"]
+        } throws: { error in
+            (error as? StoreError)?.kind == .corrupt
+        }
+    }
+
+    @Test("A store written by a newer version is refused and left untouched")
+    func newerSchema() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        var newer = TestSchema.migrator
+        newer.register("testSchema.v2") { try $0.execute("CREATE TABLE Album (id INTEGER PRIMARY KEY)") }
+        do {
+            let store = try Store(path: path, schema: TestSchema.schema, migrator: newer)
+            store.close()
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect {
+            try TestSchema.openStore(at: path)
+        } throws: { error in
+            (error as? StoreError)?.kind == .newerSchema && "\(error)".contains("testSchema.v2")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test("Migrations run in order, once each; a failing one leaves the store at the last good one")
+    func migrations() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        var migrator = Migrator()
+        migrator.register("one") { try $0.execute("CREATE TABLE A (id INTEGER PRIMARY KEY, x TEXT)") }
+        migrator.register("two") { try $0.execute("ALTER TABLE A ADD COLUMN y TEXT") }
+        migrator.register("three") { transaction in
+            try transaction.execute("CREATE TABLE B (id INTEGER PRIMARY KEY)")
+            try transaction.execute("INSERT INTO missing_table VALUES (1)")
+        }
+        #expect {
+            try Store(path: path, schema: Schema([]), migrator: migrator)
+        } throws: { error in
+            (error as? StoreError)?.kind == .migrationFailed && "\(error)".contains("three")
+        }
+        var good = Migrator()
+        good.register("one") { try $0.execute("CREATE TABLE A (id INTEGER PRIMARY KEY, x TEXT)") }
+        good.register("two") { try $0.execute("ALTER TABLE A ADD COLUMN y TEXT") }
+        let store = try Store(path: path, schema: Schema([]), migrator: good)
+        let tables = try store.read { context in
+            try context.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('A', 'B') ORDER BY name").compactMap { $0[0].string }
+        }
+        #expect(tables == ["A"], "table B of the failed migration must have been rolled back")
+        let applied = try store.read { try $0.rows("SELECT name FROM store_migrations ORDER BY rowid").compactMap { $0[0].string } }
+        #expect(applied == ["one", "two"])
+    }
+
+    @Test("An in-memory store supports the same reads and writes")
+    func inMemory() throws {
+        let store = try makeMemoryStore()
+        #expect(store.path == nil)
+        let region = try store.write { try $0.inserted(Region(name: "Punjab", country: "India")) }
+        let fetched = try store.read { try $0.fetchOne(Region.self, id: region.id ?? -1) }
+        #expect(fetched == region)
+    }
+
+    @Test("A closed store refuses further work")
+    func closed() throws {
+        let directory = try TemporaryDirectory()
+        let store = try TestSchema.openStore(at: directory.path("store.sqlite"))
+        store.close()
+        #expect { try store.read { _ in 1 } } throws: { ($0 as? StoreError)?.kind == .closed }
+    }
+
+    /// A plain SQLite file in rollback-journal mode (so it is all in the main file) holding
+    /// the test schema, written with the C API directly.
+    private func makeRollbackJournalDatabase(at path: String, regions: Int = 3) throws {
+        do {
+            let store = try TestSchema.openStore(at: path)
+            try store.write { transaction in
+                for index in 0..<regions {
+                    try transaction.inserted(Region(name: "Region \(index) " + String(repeating: "r", count: 100), country: "C"))
+                }
+            }
+            store.close()
+        }
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw StoreError(.sqlite, "open failed") }
+        sqlite3_exec(handle, "PRAGMA journal_mode = DELETE", nil, nil, nil)
+        sqlite3_close(handle)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+}
