@@ -94,7 +94,7 @@ public struct Relationship: Sendable {
 }
 
 /// An index on an entity's columns (beyond the ones the store makes for foreign keys).
-public struct Index: Sendable {
+public struct TableIndex: Sendable {
     public var name: String
     public var columns: [(column: String, collation: Collation?)]
     public var isUnique: Bool
@@ -119,14 +119,14 @@ public struct Entity: Sendable {
     public var primaryKey: String
     public var attributes: [Attribute]
     public var relationships: [Relationship]
-    public var indexes: [Index]
+    public var indexes: [TableIndex]
 
     /// The columns of the table after the primary key: attributes, then foreign keys.
     public let storedColumns: [String]
     let storedColumnIndex: [String: Int]
 
     public init(_ name: String, primaryKey: String = "id", attributes: [Attribute],
-                relationships: [Relationship] = [], indexes: [Index] = []) {
+                relationships: [Relationship] = [], indexes: [TableIndex] = []) {
         self.name = name
         self.primaryKey = primaryKey
         self.attributes = attributes

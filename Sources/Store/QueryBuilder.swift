@@ -28,13 +28,13 @@ struct QueryBuilder {
 
     /// The SQL and arguments of `request`.
     static func compile(_ request: FetchRequest, schema: Schema, selecting selection: Selection,
-                        extraCondition: Predicate? = nil) throws -> (sql: String, arguments: [SQLValue]) {
+                        extraCondition: FetchPredicate? = nil) throws -> (sql: String, arguments: [SQLValue]) {
         var builder = try QueryBuilder(schema: schema, entityName: request.entityName)
         return try builder.build(request, selecting: selection, extraCondition: extraCondition)
     }
 
     private mutating func build(_ request: FetchRequest, selecting selection: Selection,
-                                extraCondition: Predicate?) throws -> (sql: String, arguments: [SQLValue]) {
+                                extraCondition: FetchPredicate?) throws -> (sql: String, arguments: [SQLValue]) {
         let root = Self.rootAlias
         let primaryKey = "\(root).\(SQL.quote(self.root.primaryKey))"
         var columns: [String]
@@ -127,7 +127,7 @@ struct QueryBuilder {
 
     // MARK: Predicates
 
-    mutating func compile(_ predicate: Predicate) throws -> String {
+    mutating func compile(_ predicate: FetchPredicate) throws -> String {
         switch predicate {
         case .constant(let value):
             return value ? "1" : "0"
@@ -206,7 +206,7 @@ struct QueryBuilder {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private mutating func textMatch(_ column: String, _ match: Predicate.TextMatch, _ pattern: String) -> String {
+    private mutating func textMatch(_ column: String, _ match: FetchPredicate.TextMatch, _ pattern: String) -> String {
         guard !pattern.isEmpty else { return "\(column) IS NOT NULL" }
         switch match {
         case .contains:

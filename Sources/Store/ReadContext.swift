@@ -20,7 +20,7 @@ public class ReadContext {
     }
 
     /// The records of `type` that match `predicate`, sorted.
-    public func fetch<R: Record>(_ type: R.Type, where predicate: Predicate? = nil, sortedBy sortDescriptors: [SortDescriptor] = [],
+    public func fetch<R: Record>(_ type: R.Type, where predicate: FetchPredicate? = nil, sortedBy sortDescriptors: [SortKey] = [],
                                  limit: Int? = nil) throws -> [R] {
         try fetch(FetchRequest(R.self, predicate: predicate, sortDescriptors: sortDescriptors, fetchLimit: limit))
     }
@@ -38,7 +38,7 @@ public class ReadContext {
     /// For each object that matches `request` (narrowed by `extraCondition`), in order, a
     /// row of its id followed by the values of `keyPaths` (which may cross to-one
     /// relationships). `body` sees each row and must not keep it beyond its call.
-    public func forEachKeyRow(_ request: FetchRequest, keyPaths: [String], extraCondition: Predicate? = nil,
+    public func forEachKeyRow(_ request: FetchRequest, keyPaths: [String], extraCondition: FetchPredicate? = nil,
                               _ body: (_ id: Int64, _ values: [SQLValue]) throws -> Void) throws {
         let (sql, arguments) = try QueryBuilder.compile(request, schema: schema, selecting: .keys(keyPaths),
                                                         extraCondition: extraCondition)

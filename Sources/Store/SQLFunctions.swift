@@ -19,14 +19,10 @@ enum SQLFunctions {
 
     static func register(on handle: OpaquePointer) {
         sqlite3_create_collation_v2(handle, localizedStandardCollation, SQLITE_UTF8, nil, { _, count1, bytes1, count2, bytes2 in
-            let left = SQLFunctions.string(bytes1, count1)
-            let right = SQLFunctions.string(bytes2, count2)
-            return SQLFunctions.order(left.localizedStandardCompare(right))
+            SQLFunctions.order(Collation.localizedStandard.compare(bytes1, Int(count1), bytes2, Int(count2)))
         }, nil)
         sqlite3_create_collation_v2(handle, caseInsensitiveCollation, SQLITE_UTF8, nil, { _, count1, bytes1, count2, bytes2 in
-            let left = SQLFunctions.string(bytes1, count1)
-            let right = SQLFunctions.string(bytes2, count2)
-            return SQLFunctions.order(left.caseInsensitiveCompare(right))
+            SQLFunctions.order(Collation.caseInsensitive.compare(bytes1, Int(count1), bytes2, Int(count2)))
         }, nil)
         sqlite3_create_function_v2(handle, foldFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, { context, _, arguments in
             guard let argument = arguments?[0], sqlite3_value_type(argument) != SQLITE_NULL,
@@ -48,11 +44,6 @@ enum SQLFunctions {
     /// The case folding used by case-insensitive string predicates, on both sides.
     static func fold(_ text: String) -> String {
         text.folding(options: [.caseInsensitive], locale: nil)
-    }
-
-    private static func string(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String {
-        guard let bytes, count > 0 else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
     }
 
     private static func order(_ result: ComparisonResult) -> Int32 {

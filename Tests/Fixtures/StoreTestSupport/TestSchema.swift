@@ -27,7 +27,7 @@ public enum TestSchema {
         .toOne("photographer", "Photographer", inverse: "photos"),
         .toOneInverse("recent", "Recent", inverse: "photo", deleteRule: .cascade),
     ], indexes: [
-        Index("photo_title", [(column: "title", collation: .localizedStandard)]),
+        TableIndex("photo_title", [(column: "title", collation: .localizedStandard)]),
     ])
 
     public static let recent = Entity("Recent", attributes: [
@@ -35,7 +35,7 @@ public enum TestSchema {
     ], relationships: [
         .toOne("photo", "Photo", inverse: "recent"),
     ], indexes: [
-        Index("recent_photo", columns: ["photo_id"], unique: true),
+        TableIndex("recent_photo", columns: ["photo_id"], unique: true),
     ])
 
     /// Rows written by the crash and concurrency fixtures: each transaction writes
@@ -45,7 +45,7 @@ public enum TestSchema {
         Attribute("part", .integer),
         Attribute("payload", .text),
     ], indexes: [
-        Index("entry_batch", columns: ["batch"]),
+        TableIndex("entry_batch", columns: ["batch"]),
     ])
 
     public static let partsPerBatch = 5

@@ -3,7 +3,7 @@
 /// Key paths name attributes, `id`, or to-one relationships, and may cross to-one
 /// relationships with dots (`region.name`). Every value is bound as a parameter when the
 /// predicate becomes SQL, never spliced into the SQL text.
-public indirect enum Predicate: Sendable {
+public indirect enum FetchPredicate: Sendable {
     public enum Comparison: String, Sendable {
         case equal = "="
         case notEqual = "<>"
@@ -27,9 +27,9 @@ public indirect enum Predicate: Sendable {
     case isNull(String)
     /// Text matching; with `caseInsensitive`, both sides are Unicode case-folded.
     case text(String, TextMatch, String, caseInsensitive: Bool)
-    case not(Predicate)
-    case and([Predicate])
-    case or([Predicate])
+    case not(FetchPredicate)
+    case and([FetchPredicate])
+    case or([FetchPredicate])
 }
 
 /// A key path in a predicate: `Key("region.name") == "California"`.
@@ -37,40 +37,40 @@ public struct Key: Sendable {
     public let path: String
     public init(_ path: String) { self.path = path }
 
-    public func isIn(_ values: [some SQLValueConvertible]) -> Predicate {
+    public func isIn(_ values: [some SQLValueConvertible]) -> FetchPredicate {
         .isIn(path, values.map(\.sqlValue))
     }
-    public var isNull: Predicate { .isNull(path) }
-    public var isNotNull: Predicate { .not(.isNull(path)) }
-    public func beginsWith(_ prefix: String, caseInsensitive: Bool = false) -> Predicate {
+    public var isNull: FetchPredicate { .isNull(path) }
+    public var isNotNull: FetchPredicate { .not(.isNull(path)) }
+    public func beginsWith(_ prefix: String, caseInsensitive: Bool = false) -> FetchPredicate {
         .text(path, .beginsWith, prefix, caseInsensitive: caseInsensitive)
     }
-    public func contains(_ text: String, caseInsensitive: Bool = false) -> Predicate {
+    public func contains(_ text: String, caseInsensitive: Bool = false) -> FetchPredicate {
         .text(path, .contains, text, caseInsensitive: caseInsensitive)
     }
-    public func endsWith(_ suffix: String, caseInsensitive: Bool = false) -> Predicate {
+    public func endsWith(_ suffix: String, caseInsensitive: Bool = false) -> FetchPredicate {
         .text(path, .endsWith, suffix, caseInsensitive: caseInsensitive)
     }
 
-    public static func == (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .equal, value.sqlValue) }
-    public static func != (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .notEqual, value.sqlValue) }
-    public static func < (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .less, value.sqlValue) }
-    public static func <= (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .lessOrEqual, value.sqlValue) }
-    public static func > (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .greater, value.sqlValue) }
-    public static func >= (key: Key, value: some SQLValueConvertible) -> Predicate { .compare(key.path, .greaterOrEqual, value.sqlValue) }
-    public static func == (key: Key, other: Key) -> Predicate { .compareKeys(key.path, .equal, other.path) }
-    public static func < (key: Key, other: Key) -> Predicate { .compareKeys(key.path, .less, other.path) }
-    public static func > (key: Key, other: Key) -> Predicate { .compareKeys(key.path, .greater, other.path) }
+    public static func == (key: Key, value: some SQLValueConvertible) -> FetchPredicate { .compare(key.path, .equal, value.sqlValue) }
+    public static func != (key: Key, value: some SQLValueConvertible) -> FetchPredicate { .compare(key.path, .notEqual, value.sqlValue) }
+    public static func < (key: Key, value: some SQLValueConvertible) -> FetchPredicate { .compare(key.path, .less, value.sqlValue) }
+    public static func <= (key: Key, value: some SQLValueConvertible) -> FetchPredicate { .compare(key.path, .lessOrEqual, value.sqlValue) }
+    public static func > (key: Key, value: some SQLValueConvertible) -> FetchPredicate { .compare(key.path, .greater, value.sqlValue) }
+    public static func >= (key: Key, value: some SQLValueConvertible) -> FetchPredicate { .compare(key.path, .greaterOrEqual, value.sqlValue) }
+    public static func == (key: Key, other: Key) -> FetchPredicate { .compareKeys(key.path, .equal, other.path) }
+    public static func < (key: Key, other: Key) -> FetchPredicate { .compareKeys(key.path, .less, other.path) }
+    public static func > (key: Key, other: Key) -> FetchPredicate { .compareKeys(key.path, .greater, other.path) }
 }
 
-extension Predicate {
-    public static func && (left: Predicate, right: Predicate) -> Predicate { .and([left, right]) }
-    public static func || (left: Predicate, right: Predicate) -> Predicate { .or([left, right]) }
-    public static prefix func ! (predicate: Predicate) -> Predicate { .not(predicate) }
+extension FetchPredicate {
+    public static func && (left: FetchPredicate, right: FetchPredicate) -> FetchPredicate { .and([left, right]) }
+    public static func || (left: FetchPredicate, right: FetchPredicate) -> FetchPredicate { .or([left, right]) }
+    public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate { .not(predicate) }
 }
 
 /// One level of a sort order.
-public struct SortDescriptor: Sendable, Equatable {
+public struct SortKey: Sendable, Equatable {
     public var keyPath: String
     public var ascending: Bool
     public var collation: Collation
@@ -87,12 +87,12 @@ public struct SortDescriptor: Sendable, Equatable {
 /// limited (Core Data's NSFetchRequest).
 public struct FetchRequest: Sendable {
     public var entityName: String
-    public var predicate: Predicate?
-    public var sortDescriptors: [SortDescriptor]
+    public var predicate: FetchPredicate?
+    public var sortDescriptors: [SortKey]
     public var fetchLimit: Int?
     public var fetchOffset: Int
 
-    public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+    public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [SortKey] = [],
                 fetchLimit: Int? = nil, fetchOffset: Int = 0) {
         self.entityName = entityName
         self.predicate = predicate
@@ -101,7 +101,7 @@ public struct FetchRequest: Sendable {
         self.fetchOffset = fetchOffset
     }
 
-    public init<R: Record>(_ type: R.Type, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+    public init<R: Record>(_ type: R.Type, predicate: FetchPredicate? = nil, sortDescriptors: [SortKey] = [],
                            fetchLimit: Int? = nil, fetchOffset: Int = 0) {
         self.init(entityName: R.entity.name, predicate: predicate, sortDescriptors: sortDescriptors,
                   fetchLimit: fetchLimit, fetchOffset: fetchOffset)

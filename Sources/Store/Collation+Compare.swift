@@ -1,0 +1,64 @@
+import Foundation
+
+extension Collation {
+    /// Compares two strings as SQL does under this collation, so that code holding sort
+    /// keys in memory (a results controller placing a changed row) agrees with ORDER BY.
+    ///
+    /// Foundation's `localizedStandardCompare` and `caseInsensitiveCompare` are not always
+    /// antisymmetric on Linux (for example `"aΩm"` against `"åωm"` is `orderedDescending`
+    /// both ways round), and a SQLite collation must be. So the two strings are always
+    /// compared in one direction, the byte-wise smaller first, and the result flipped when
+    /// the arguments came the other way. Wherever Foundation is consistent this is exactly
+    /// Foundation's answer.
+    public func compare(_ left: String, _ right: String) -> ComparisonResult {
+        switch self {
+        case .binary:
+            return Self.bytewise(left, right)
+        case .caseInsensitive, .localizedStandard:
+            let bytewise = Self.bytewise(left, right)
+            if bytewise == .orderedSame { return .orderedSame }
+            let (first, second) = bytewise == .orderedAscending ? (left, right) : (right, left)
+            let result = self == .localizedStandard
+                ? first.localizedStandardCompare(second)
+                : first.caseInsensitiveCompare(second)
+            return bytewise == .orderedAscending ? result : result.reversed
+        }
+    }
+
+    /// The same comparison on UTF-8 bytes as SQLite hands them to a collation.
+    func compare(_ left: UnsafeRawPointer?, _ leftCount: Int, _ right: UnsafeRawPointer?, _ rightCount: Int) -> ComparisonResult {
+        compare(Self.string(left, leftCount), Self.string(right, rightCount))
+    }
+
+    private static func string(_ bytes: UnsafeRawPointer?, _ count: Int) -> String {
+        guard let bytes, count > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// Byte order of the UTF-8 encodings: SQLite's BINARY collation.
+    static func bytewise(_ left: String, _ right: String) -> ComparisonResult {
+        var left = left
+        var right = right
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                let common = min(leftBytes.count, rightBytes.count)
+                if common > 0, let leftBase = leftBytes.baseAddress, let rightBase = rightBytes.baseAddress {
+                    let order = memcmp(leftBase, rightBase, common)
+                    if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
+                }
+                if leftBytes.count == rightBytes.count { return .orderedSame }
+                return leftBytes.count < rightBytes.count ? .orderedAscending : .orderedDescending
+            }
+        }
+    }
+}
+
+extension ComparisonResult {
+    var reversed: ComparisonResult {
+        switch self {
+        case .orderedAscending: return .orderedDescending
+        case .orderedSame: return .orderedSame
+        case .orderedDescending: return .orderedAscending
+        }
+    }
+}
