@@ -124,6 +124,13 @@ public struct Entity: Sendable {
     /// The columns of the table after the primary key: attributes, then foreign keys.
     public let storedColumns: [String]
     let storedColumnIndex: [String: Int]
+    /// Each stored column's value when a record leaves it unset.
+    let defaultValues: [SQLValue]
+    /// For each to-one relationship that holds its key here: its position in `storedColumns`.
+    let foreignKeyPositions: [(relationship: Relationship, position: Int)]
+    /// `INSERT` statements, prepared once per connection and reused.
+    let insertSQL: String
+    let insertWithPrimaryKeySQL: String
 
     public init(_ name: String, primaryKey: String = "id", attributes: [Attribute],
                 relationships: [Relationship] = [], indexes: [TableIndex] = []) {
@@ -137,6 +144,16 @@ public struct Entity: Sendable {
         var index: [String: Int] = [:]
         for (offset, column) in columns.enumerated() { index[column] = offset }
         self.storedColumnIndex = index
+        self.defaultValues = columns.map { column in
+            attributes.first { $0.name == column }?.defaultValue ?? .null
+        }
+        self.foreignKeyPositions = relationships.compactMap { relationship in
+            relationship.foreignKeyColumn.flatMap { index[$0] }.map { (relationship, $0) }
+        }
+        let table = SQL.quote(name)
+        let columnList = columns.map(SQL.quote).joined(separator: ", ")
+        self.insertSQL = "INSERT INTO \(table) (\(columnList)) VALUES (\(SQL.placeholders(columns.count)))"
+        self.insertWithPrimaryKeySQL = "INSERT INTO \(table) (\(SQL.quote(primaryKey))\(columns.isEmpty ? "" : ", ")\(columnList)) VALUES (\(SQL.placeholders(columns.count + 1)))"
     }
 
     public func attribute(named name: String) -> Attribute? {

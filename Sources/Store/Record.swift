@@ -28,9 +28,7 @@ public struct RecordContainer {
 
     init(entity: Entity) {
         self.entity = entity
-        self.values = entity.storedColumns.map { column in
-            entity.attribute(named: column)?.defaultValue ?? .null
-        }
+        self.values = entity.defaultValues
     }
 
     public subscript(column: String) -> SQLValueConvertible? {

@@ -19,10 +19,7 @@ public final class Transaction: ReadContext {
     public func insert<R: Record>(_ record: inout R) throws {
         let entity = R.entity
         let values = try record.storedValues()
-        var columns = entity.storedColumns
-        if record.id != nil { columns.insert(entity.primaryKey, at: 0) }
-        let sql = "INSERT INTO \(SQL.quote(entity.name)) (\(columns.map(SQL.quote).joined(separator: ", "))) VALUES (\(SQL.placeholders(columns.count)))"
-        let statement = try connection.statement(sql)
+        let statement = try connection.statement(record.id == nil ? entity.insertSQL : entity.insertWithPrimaryKeySQL)
         var position: Int32 = 1
         if let id = record.id {
             try statement.bind(.integer(id), at: 1)
@@ -36,8 +33,8 @@ public final class Transaction: ReadContext {
         let id = record.id ?? connection.lastInsertedRowID
         record.id = id
         changes.recordInsert(entity.name, id)
-        for (relationship, target) in relationshipTargets(entity, values) {
-            markInverseUpdated(relationship, target)
+        for (relationship, position) in entity.foreignKeyPositions {
+            if let target = values[position].int64 { markInverseUpdated(relationship, target) }
         }
     }
 
@@ -184,15 +181,6 @@ public final class Transaction: ReadContext {
     func markInverseUpdated(_ relationship: Relationship, _ target: Int64) {
         guard let inverse = relationship.inverse else { return }
         changes.recordUpdate(relationship.destination, target, [inverse])
-    }
-
-    /// The objects a row's foreign keys point at.
-    private func relationshipTargets(_ entity: Entity, _ values: [SQLValue]) -> [(Relationship, Int64)] {
-        entity.relationships.compactMap { relationship in
-            guard let column = relationship.foreignKeyColumn, let index = entity.storedColumnIndex[column],
-                  let target = values[index].int64 else { return nil }
-            return (relationship, target)
-        }
     }
 
     private func storedValues<R: Record>(_ type: R.Type, id: Int64) throws -> [SQLValue]? {

@@ -1,0 +1,123 @@
+import Foundation
+import Store
+import StoreTestSupport
+import Testing
+
+@Suite("Several processes on one store", .serialized)
+struct CrossProcessTests {
+    @Test("Commits of another process reach an observer as change sets, within 250 ms")
+    func remoteCommitsObserved() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let store = try TestSchema.openStore(at: path)
+        let log = EventLog()
+        let observation = store.observe { log.append($0) }
+        let child = try FixtureProcess(["write", path, "10", "100"])
+        #expect(child.wait() == 0, "\(child.standardError)")
+        #expect(eventually { log.committedEntries.count == 10 })
+        let entries = log.committedEntries
+        #expect(entries.allSatisfy { $0.origin != store.origin })
+        #expect(entries.allSatisfy { $0.changes["Entry"].inserted.count == TestSchema.partsPerBatch })
+        // Latency from the child's commit (the time it printed) to delivery here.
+        let commitTimes = child.outputLines.compactMap { line -> Double? in
+            let fields = line.split(separator: " ")
+            return fields.count == 4 ? Double(fields[3]) : nil
+        }
+        let deliveries = log.timedEvents.map { $0.receivedAt.timeIntervalSince1970 }
+        let latencies = zip(commitTimes, deliveries).map { $1 - $0 }.sorted()
+        #expect(latencies.count == 10)
+        let median = latencies[latencies.count / 2]
+        #expect(median < 0.25, "median latency \(median) s; all: \(latencies)")
+        // The local process's own commits are delivered once, as local.
+        try store.write { try $0.inserted(Region(name: "local")) }
+        Thread.sleep(forTimeInterval: 0.2)
+        let localEvents = log.events.filter { if case .committed(_, true) = $0 { return true } else { return false } }
+        #expect(localEvents.count == 1)
+        #expect(log.events.count == 11)
+        observation.cancel()
+    }
+
+    @Test("An observer that falls behind trimmed history is told to refetch")
+    func remoteGapReported() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        var configuration = StoreConfiguration()
+        configuration.observationInterval = 0.5
+        let observer = try TestSchema.openStore(at: path, configuration: configuration)
+        let log = EventLog()
+        let observation = observer.observe { log.append($0) }
+        // Another store object (as another process would) writes and trims at once,
+        // before the observer polls.
+        let other = try TestSchema.openStore(at: path)
+        try other.write { try $0.inserted(Region(name: "missed")) }
+        try other.trimHistory(before: Date().addingTimeInterval(1))
+        #expect(eventually {
+            log.events.contains { if case .historyGap = $0 { return true } else { return false } }
+        })
+        observation.cancel()
+    }
+
+    @Test("A writer in another process and four reader threads here never see SQLITE_BUSY")
+    func concurrentReadersAndWriters() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let store = try TestSchema.openStore(at: path)
+        let child = try FixtureProcess(["write", path, "300"])
+        let errors = LockedValue<[String]>([])
+        let reads = LockedValue(0)
+        let group = DispatchGroup()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: group) {
+                while child.process.isRunning {
+                    do {
+                        let batches = try store.read { context in
+                            try context.rows("SELECT batch, count(*) FROM Entry GROUP BY batch")
+                        }
+                        // A reader never sees half a transaction.
+                        if batches.contains(where: { $0[1].int64 != Int64(TestSchema.partsPerBatch) }) {
+                            errors.mutate { $0.append("partial batch visible") }
+                        }
+                        reads.mutate { $0 += 1 }
+                    } catch {
+                        errors.mutate { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        // And this process writes too, competing with the child for the write lock.
+        var localWrites = 0
+        while child.process.isRunning {
+            do {
+                try store.write { try $0.inserted(Region(name: "local \(localWrites)")) }
+                localWrites += 1
+            } catch {
+                errors.mutate { $0.append("\(error)") }
+            }
+        }
+        #expect(child.wait() == 0, "\(child.standardError)")
+        group.wait()
+        #expect(errors.value.isEmpty, "\(errors.value.prefix(3))")
+        #expect(reads.value > 0)
+        #expect(localWrites > 0)
+        let total = try store.read { try $0.count(FetchRequest(Entry.self)) }
+        #expect(total == 300 * TestSchema.partsPerBatch)
+    }
+
+    @Test("Two processes writing at once take turns; every transaction of both lands")
+    func twoWritingProcesses() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        _ = try TestSchema.openStore(at: path)
+        let first = try FixtureProcess(["write", path, "200"])
+        let second = try FixtureProcess(["write", path, "200"])
+        #expect(first.wait() == 0, "\(first.standardError)")
+        #expect(second.wait() == 0, "\(second.standardError)")
+        let store = try TestSchema.openStore(at: path)
+        let rows = try store.read { try $0.count(FetchRequest(Entry.self)) }
+        // Batch numbers may collide (both read the same max), but no row may be lost.
+        #expect(rows == 400 * TestSchema.partsPerBatch)
+        let history = try store.history(since: 0)
+        #expect(history.count == 400)
+        #expect(Set(history.map(\.origin)).count == 2)
+    }
+}
