@@ -9,6 +9,7 @@ final class Connection {
     let handle: OpaquePointer
     let path: String
     private var statements: [String: Statement] = [:]
+    static let statementCacheLimit = 256
 
     /// Opens a connection. `flags` are SQLite's open flags; the URI flag is always added.
     init(path: String, flags: Int32) throws {
@@ -51,6 +52,9 @@ final class Connection {
             return cached
         }
         let statement = try Statement(connection: self, sql: sql)
+        // Requests with IN lists of many lengths make many distinct statements; keep the
+        // cache bounded. A statement still in use stays alive through its caller.
+        if statements.count >= Self.statementCacheLimit { statements.removeAll(keepingCapacity: true) }
         statements[sql] = statement
         return statement
     }
@@ -87,6 +91,7 @@ final class Connection {
         return value
     }
 
+    var cachedStatementCount: Int { statements.count }
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     var changedRowCount: Int { Int(sqlite3_changes(handle)) }
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

@@ -136,6 +136,7 @@ final class RemoteCommitPoller: @unchecked Sendable {
         self.origin = origin
         self.interval = interval
         self.busyMilliseconds = busyMilliseconds
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
     func start(_ notifier: ChangeNotifier) {
@@ -164,12 +165,21 @@ final class RemoteCommitPoller: @unchecked Sendable {
     }
 
     func stop() {
-        queue.sync {
-            timer?.cancel()
-            timer = nil
-            connection = nil
+        // A handler running on the queue may release the last reference to the store.
+        if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) {
+            stopOnQueue()
+        } else {
+            queue.sync { stopOnQueue() }
         }
     }
+
+    private func stopOnQueue() {
+        timer?.cancel()
+        timer = nil
+        connection = nil
+    }
+
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     private func poll(_ notifier: ChangeNotifier) {
         guard let connection else { return }

@@ -1,5 +1,5 @@
 import Foundation
-import Store
+@testable import Store
 import StoreTestSupport
 import Testing
 
@@ -218,5 +218,37 @@ final class LockedValue<Value>: @unchecked Sendable {
         lock.lock()
         body(&storage)
         lock.unlock()
+    }
+}
+
+@Suite("Store errors")
+struct StoreErrorTests {
+    @Test("A failed statement's error carries SQLite's code and the SQL, but not the values bound to it")
+    func errorsOmitBoundValues() throws {
+        let store = try makeMemoryStore()
+        let secret = "secret-value-8c1f"
+        try store.write { try $0.inserted(Photo(flickrID: secret, title: "first")) }
+        let caught = #expect(throws: StoreError.self) {
+            try store.write { try $0.inserted(Photo(flickrID: secret, title: "second")) }
+        }
+        #expect(caught?.resultCode?.primary == .constraint)
+        #expect(caught?.sql?.contains("INSERT INTO \"Photo\"") == true)
+        #expect(caught.map { !"\($0)".contains(secret) } == true)
+    }
+
+    @Test("Many IN-list lengths do not grow the statement cache without bound, and results stay right")
+    func statementCacheBounded() throws {
+        let store = try makeMemoryStore()
+        let regions = try store.write { transaction in
+            try (0..<400).map { try transaction.inserted(Region(name: "R\($0)")) }
+        }
+        let ids = regions.compactMap(\.id)
+        try store.read { context in
+            for length in 1...400 {
+                let fetched = try context.fetch(Region.self, ids: ids.prefix(length))
+                #expect(fetched.count == length)
+            }
+            #expect(context.connection.cachedStatementCount <= Connection.statementCacheLimit)
+        }
     }
 }
