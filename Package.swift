@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Store", targets: ["Store"]),
+        .library(name: "Flickr", targets: ["Flickr"]),
         .executable(name: "topregions-bench", targets: ["topregions-bench"]),
     ],
     targets: [
@@ -15,6 +16,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "Store", dependencies: ["CSQLite"]),
+        .target(name: "Flickr"),
         .executableTarget(
             name: "topregions-bench",
             dependencies: ["Store", "CSQLite"]
@@ -30,6 +32,14 @@ let package = Package(
             name: "store-fixture-writer",
             dependencies: ["Store", "StoreTestSupport"],
             path: "Tests/Fixtures/StoreFixtureWriter"
+        ),
+        .target(
+            name: "FlickrTestSupport",
+            path: "Tests/Fixtures/FlickrTestSupport"
+        ),
+        .testTarget(
+            name: "FlickrTests",
+            dependencies: ["Flickr", "FlickrTestSupport"]
         ),
         .testTarget(
             name: "StoreTests",

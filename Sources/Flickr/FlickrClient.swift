@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// The Flickr REST client: typed calls, decoding in JSON or XML, retries with backoff,
+/// a bound on requests in flight, the key's rate limit, and the key kept out of every
+/// message.
+public final class FlickrClient: Sendable {
+    public let configuration: FlickrConfiguration
+    private let transport: FlickrTransport
+    private let rateLimiter: RateLimiter?
+    private let inFlight: ConcurrencyLimit
+    private let redaction: Redaction
+    private let counters = Mutex(Counters())
+
+    /// What the client has done, for a sync's report.
+    public struct Counters: Sendable, Equatable {
+        /// API calls sent (each retry is a call).
+        public var calls = 0
+        public var retries = 0
+        public var imageDownloads = 0
+    }
+
+    /// A client. Without a transport it talks HTTP; without a rate limiter it does not
+    /// limit (for tests and servers that need none).
+    public init(configuration: FlickrConfiguration, transport: FlickrTransport = HTTPTransport(), rateLimiter: RateLimiter? = nil) {
+        self.configuration = configuration
+        self.transport = transport
+        self.rateLimiter = rateLimiter
+        self.inFlight = ConcurrencyLimit(configuration.maximumConcurrentRequests)
+        self.redaction = Redaction(secret: configuration.apiKey)
+    }
+
+    public var statistics: Counters { counters.withLock { $0 } }
+
+    // MARK: Calls
+
+    /// A page of recent geotagged photos, newest first.
+    public func recentGeotaggedPhotos(page: Int = 1, perPage: Int = 100, minUploadDate: Date? = nil) async throws -> PhotoPage {
+        let request = FlickrRequest.recentGeotaggedPhotos(page: page, perPage: perPage, minUploadDate: minUploadDate)
+        let format = configuration.format
+        return try await call(request) { try FlickrResponseDecoder.photoPage($0, format: format, page: page) }
+    }
+
+    /// The hierarchy of a place. A place Flickr does not know throws an error whose
+    /// `isPermanentForPlace` is true.
+    public func placeInfo(_ placeID: String) async throws -> PlaceInfo {
+        let format = configuration.format
+        return try await call(.placeInfo(placeID: placeID)) { try FlickrResponseDecoder.placeInfo($0, format: format) }
+    }
+
+    /// The bytes of a photo's image (not an API call: it does not count against the key).
+    public func image(of photo: FlickrPhoto, size: PhotoSize) async throws -> Data {
+        try await imageData(at: try photo.requireImageURL(size, base: configuration.imageBase))
+    }
+
+    public func imageData(at url: URL) async throws -> Data {
+        let response = try await send(url, method: nil, page: nil, countsAsCall: false)
+        counters.withLock { $0.imageDownloads += 1 }
+        return response.body
+    }
+
+    // MARK: Sending
+
+    private func call<T>(_ request: FlickrRequest, decode: (Data) throws -> T) async throws -> T {
+        try request.validate()
+        let url = try request.url(endpoint: configuration.endpoint, apiKey: configuration.apiKey, format: configuration.format)
+        var generator = SystemRandomNumberGenerator()
+        var attempt = 1
+        while true {
+            do {
+                let response = try await send(url, method: request.method, page: request.page, countsAsCall: true)
+                return try decode(response.body)
+            } catch let error as FlickrError {
+                let error = redaction.error(error)
+                guard let delay = configuration.retry.delay(after: error, attempt: attempt, using: &generator) else { throw error }
+                counters.withLock { $0.retries += 1 }
+                try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+                attempt += 1
+            }
+        }
+    }
+
+    /// One GET, inside the in-flight bound and (for API calls) the rate limit; a status
+    /// other than 200 is an error carrying `Retry-After`.
+    private func send(_ url: URL, method: String?, page: Int?, countsAsCall: Bool) async throws -> TransportResponse {
+        let transport = self.transport
+        let timeout = configuration.requestTimeout
+        let maximumBytes = configuration.maximumResponseBytes
+        let rateLimiter = countsAsCall ? self.rateLimiter : nil
+        let response: TransportResponse
+        do {
+            response = try await inFlight.run {
+                try await rateLimiter?.acquire()
+                return try await transport.get(url, timeout: timeout, maximumBytes: maximumBytes)
+            }
+        } catch var error as FlickrError {
+            error.method = error.method ?? method
+            error.page = error.page ?? page
+            throw redaction.error(error)
+        }
+        if countsAsCall { counters.withLock { $0.calls += 1 } }
+        guard response.status == 200 else {
+            let what = method == nil ? "HTTP \(response.status) for \(redaction.url(url))" : "HTTP \(response.status)"
+            throw FlickrError(.http(status: response.status), method: method, page: page, what,
+                              retryAfter: Self.retryAfter(response.headers["retry-after"]))
+        }
+        return response
+    }
+
+    /// `Retry-After` in seconds, from either of its forms (seconds, or an HTTP date).
+    static func retryAfter(_ value: String?) -> Double? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Double(value) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, date.timeIntervalSinceNow)
+    }
+}

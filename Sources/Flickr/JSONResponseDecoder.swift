@@ -1,0 +1,84 @@
+import Foundation
+
+/// Decodes Flickr's JSON responses (`format=json`, with or without `nojsoncallback=1`).
+enum JSONResponseDecoder {
+    static func photoPage(_ data: Data, page: Int?) throws -> PhotoPage {
+        let root = try object(data, method: FlickrMethod.photosSearch, page: page)
+        guard let photos = root["photos"] as? [String: Any] else {
+            throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "the response has no photos")
+        }
+        guard let list = photos["photo"] as? [Any] else {
+            throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photos has no photo list")
+        }
+        let decoded = try list.enumerated().map { index, element -> FlickrPhoto in
+            guard let fields = element as? [String: Any] else {
+                throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photo \(index + 1) is not an object")
+            }
+            return try FlickrFields.photo(fields, description: content(fields["description"]), index: index, page: page)
+        }
+        return try FlickrFields.page(photos, photos: decoded, requestedPage: page)
+    }
+
+    static func placeInfo(_ data: Data) throws -> PlaceInfo {
+        let method = FlickrMethod.placeInfo
+        let root = try object(data, method: method, page: nil)
+        guard let place = root["place"] as? [String: Any] else {
+            throw FlickrError(.malformedResponse, method: method, "the response has no place")
+        }
+        guard let placeID = LooseValue.nonEmptyString(place["place_id"]) else {
+            throw FlickrError(.malformedResponse, method: method, "the place has no place_id")
+        }
+        func level(_ key: String) -> PlaceLevel? {
+            let fields = place[key] as? [String: Any]
+            return FlickrFields.level(fields, name: content(fields))
+        }
+        return PlaceInfo(placeID: placeID, woeID: LooseValue.nonEmptyString(place["woeid"]),
+                         placeType: LooseValue.nonEmptyString(place["place_type"]), placeTypeID: LooseValue.int(place["place_type_id"]),
+                         name: LooseValue.nonEmptyString(place["name"]), locality: level("locality"), county: level("county"),
+                         region: level("region"), country: level("country"))
+    }
+
+    /// The top-level object, after removing a `jsonFlickrApi(...)` wrapper; a `stat="fail"`
+    /// envelope becomes the API error it carries.
+    static func object(_ data: Data, method: String, page: Int?) throws -> [String: Any] {
+        let body = unwrapCallback(data)
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: body)
+        } catch {
+            throw FlickrError(.malformedResponse, method: method, page: page,
+                              "the response is not valid JSON (\(body.isEmpty ? "empty body" : "\(body.count) bytes, truncated or garbled"))")
+        }
+        guard let root = parsed as? [String: Any] else {
+            throw FlickrError(.malformedResponse, method: method, page: page, "the response is not a JSON object")
+        }
+        switch LooseValue.string(root["stat"]) {
+        case "ok": return root
+        case "fail": throw FlickrFields.failure(code: root["code"], message: root["message"], method: method, page: page)
+        default: throw FlickrError(.malformedResponse, method: method, page: page, "the response has no stat")
+        }
+    }
+
+    /// Text of a `{"_content": …}` object, or of a plain string.
+    static func content(_ value: Any?) -> String? {
+        if let object = value as? [String: Any] { return LooseValue.string(object["_content"]) }
+        return LooseValue.string(value)
+    }
+
+    private static let callbackPrefix = Array("jsonFlickrApi(".utf8)
+
+    static func unwrapCallback(_ data: Data) -> Data {
+        let bytes = [UInt8](data)
+        var start = 0
+        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x0a || bytes[start] == 0x0d || bytes[start] == 0x09 {
+            start += 1
+        }
+        guard bytes.count - start >= callbackPrefix.count, Array(bytes[start..<start + callbackPrefix.count]) == callbackPrefix else {
+            return data
+        }
+        var end = bytes.count
+        while end > start, [0x20, 0x0a, 0x0d, 0x09, UInt8(ascii: ";")].contains(bytes[end - 1]) { end -= 1 }
+        guard end > start + callbackPrefix.count, bytes[end - 1] == UInt8(ascii: ")") else { return data }
+        return Data(bytes[(start + callbackPrefix.count)..<(end - 1)])
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// Answers Flickr requests from the bundled SampleData (see `SampleData/generate.py`), so
+/// the product runs with no network and no key. It serves the same URLs as Flickr:
+/// `photos.search` pages (re-paged when `per_page` differs from the files', filtered by
+/// `min_upload_date`), `places.getInfo` (an unknown place is Flickr's error 2), and image
+/// files under the image base.
+public struct SampleDataTransport: FlickrTransport {
+    public let directory: URL
+    private let manifest: Manifest
+
+    struct Manifest: Decodable, Sendable {
+        var photos: Int
+        var pages: Int
+        var perPage: Int
+        var formats: [String]
+    }
+
+    /// Throws when `directory` holds no SampleData (no readable `manifest.json`).
+    public init(directory: URL) throws {
+        self.directory = directory
+        let manifestURL = directory.appendingPathComponent("manifest.json")
+        guard let data = try? Data(contentsOf: manifestURL) else {
+            throw FlickrError(.notInSampleData, "no SampleData at \(directory.path): \(manifestURL.path) cannot be read")
+        }
+        do {
+            manifest = try JSONDecoder().decode(Manifest.self, from: data)
+        } catch {
+            throw FlickrError(.notInSampleData, "\(manifestURL.path) is not a SampleData manifest")
+        }
+    }
+
+    public func get(_ url: URL, timeout: TimeInterval, maximumBytes: Int) async throws -> TransportResponse {
+        let response = try respond(to: url)
+        guard response.body.count <= maximumBytes else {
+            throw FlickrError(.responseTooLarge, "the response is larger than the limit of \(maximumBytes) bytes; refused")
+        }
+        return response
+    }
+
+    func respond(to url: URL) throws -> TransportResponse {
+        let query = Dictionary((URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map {
+            ($0.name, $0.value ?? "")
+        }, uniquingKeysWith: { _, last in last })
+        guard let method = query["method"] else { return try image(named: url.lastPathComponent) }
+        let format: ResponseFormat = query["format"] == "json" ? .json : .xml
+        switch method {
+        case FlickrMethod.photosSearch:
+            return try search(query, format: format)
+        case FlickrMethod.placeInfo:
+            return try placeInfo(query["place_id"] ?? "", format: format)
+        default:
+            return Self.failure(code: 112, message: "Method \"\(method)\" not found", format: format)
+        }
+    }
+
+    // MARK: photos.search
+
+    private func search(_ query: [String: String], format: ResponseFormat) throws -> TransportResponse {
+        let page = Int(query["page"] ?? "") ?? 1
+        let perPage = min(max(Int(query["per_page"] ?? "") ?? 100, 1), 500)
+        let minUpload = query["min_upload_date"].flatMap(Double.init)
+        if perPage == manifest.perPage, minUpload == nil {
+            guard (1...max(manifest.pages, 1)).contains(page) else { return emptyPage(page, perPage: perPage, format: format) }
+            return TransportResponse(status: 200, headers: contentType(format), body: try Data(contentsOf: pageFile(page, format)))
+        }
+        return try repaged(page: page, perPage: perPage, minUpload: minUpload, format: format)
+    }
+
+    private func pageFile(_ page: Int, _ format: ResponseFormat) -> URL {
+        let name = String(format: "page-%04d.%@", page, format == .json ? "json" : "xml")
+        return directory.appendingPathComponent(format.rawValue).appendingPathComponent(FlickrMethod.photosSearch)
+            .appendingPathComponent(name)
+    }
+
+    /// All photos in file order (repeats kept, as Flickr's shifting pages repeat them),
+    /// filtered and cut into the requested pages, then written back in the same format.
+    private func repaged(page: Int, perPage: Int, minUpload: Double?, format: ResponseFormat) throws -> TransportResponse {
+        var photos: [FlickrPhoto] = []
+        for number in 1...max(manifest.pages, 1) {
+            let data = try Data(contentsOf: pageFile(number, format))
+            photos += try FlickrResponseDecoder.photoPage(data, format: format, page: number).photos
+        }
+        if let minUpload {
+            photos = photos.filter { ($0.dateUpload?.timeIntervalSince1970 ?? 0) >= minUpload }
+        }
+        let pages = max(1, (photos.count + perPage - 1) / perPage)
+        let start = min((page - 1) * perPage, photos.count)
+        let slice = Array(photos[start..<min(start + perPage, photos.count)])
+        let body = SampleDataEncoder.page(PhotoPage(page: page, pages: pages, perPage: perPage, total: photos.count, photos: slice),
+                                          format: format)
+        return TransportResponse(status: 200, headers: contentType(format), body: body)
+    }
+
+    private func emptyPage(_ page: Int, perPage: Int, format: ResponseFormat) -> TransportResponse {
+        let body = SampleDataEncoder.page(PhotoPage(page: page, pages: manifest.pages, perPage: perPage, total: manifest.photos, photos: []),
+                                          format: format)
+        return TransportResponse(status: 200, headers: contentType(format), body: body)
+    }
+
+    // MARK: places.getInfo and images
+
+    private func placeInfo(_ placeID: String, format: ResponseFormat) throws -> TransportResponse {
+        guard Self.isSafeFileName(placeID) else {
+            return Self.failure(code: 2, message: "Not a valid place id", format: format)
+        }
+        let file = directory.appendingPathComponent(format.rawValue).appendingPathComponent(FlickrMethod.placeInfo)
+            .appendingPathComponent("\(placeID).\(format == .json ? "json" : "xml")")
+        guard let data = try? Data(contentsOf: file) else {
+            return Self.failure(code: 2, message: "Not a valid place id", format: format)
+        }
+        return TransportResponse(status: 200, headers: contentType(format), body: data)
+    }
+
+    private func image(named name: String) throws -> TransportResponse {
+        guard Self.isSafeFileName(name), let data = try? Data(contentsOf: directory.appendingPathComponent("images").appendingPathComponent(name)) else {
+            return TransportResponse(status: 404, headers: ["content-type": "text/plain"], body: Data("not found".utf8))
+        }
+        return TransportResponse(status: 200, headers: ["content-type": "image/jpeg"], body: data)
+    }
+
+    /// Names that cannot leave their folder: letters, digits, `.`, `_`, `-`, not all dots.
+    static func isSafeFileName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 200 && !name.allSatisfy { $0 == "." } && name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." || $0 == "_" || $0 == "-"
+        }
+    }
+
+    private func contentType(_ format: ResponseFormat) -> [String: String] {
+        ["content-type": format == .json ? "application/json" : "text/xml; charset=utf-8"]
+    }
+
+    static func failure(code: Int, message: String, format: ResponseFormat) -> TransportResponse {
+        let body: String
+        switch format {
+        case .json:
+            let object: [String: Any] = ["stat": "fail", "code": code, "message": message]
+            body = (try? JSONSerialization.data(withJSONObject: object)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        case .xml:
+            body = "<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"fail\">\n\t<err code=\"\(code)\" msg=\"\(SampleDataEncoder.escape(message))\" />\n</rsp>\n"
+        }
+        return TransportResponse(status: 200, headers: ["content-type": format == .json ? "application/json" : "text/xml"], body: Data(body.utf8))
+    }
+}
+
+/// Where the bundled SampleData is: `$TOPREGIONS_SAMPLEDATA`; an installed copy at
+/// `<prefix>/share/topregions/SampleData` beside `<prefix>/bin`; or, when running from a
+/// checkout (`swift run`), the `SampleData` folder of the repository.
+public enum SampleDataLocation {
+    public static func find(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        var candidates: [URL] = []
+        if let override = environment["TOPREGIONS_SAMPLEDATA"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                             ?? CommandLine.arguments[0]).deletingLastPathComponent()
+        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("share/topregions/SampleData"))
+        var directory = executable
+        for _ in 0..<6 {
+            candidates.append(directory.appendingPathComponent("SampleData"))
+            directory = directory.deletingLastPathComponent()
+        }
+        // The checkout this was built from.
+        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("SampleData"))
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("manifest.json").path) }
+    }
+}

@@ -1,0 +1,59 @@
+import Flickr
+import Foundation
+import Testing
+
+@Suite("The rate limiter")
+struct RateLimiterTests {
+    /// The most acquisitions inside any span of `window` seconds.
+    func busiestWindow(_ times: [Date], window: TimeInterval) -> Int {
+        let sorted = times.sorted()
+        var best = 0
+        var start = 0
+        for end in sorted.indices {
+            while sorted[end].timeIntervalSince(sorted[start]) >= window { start += 1 }
+            best = max(best, end - start + 1)
+        }
+        return best
+    }
+
+    @Test("No window ever holds more calls than the limit")
+    func windowRespected() async throws {
+        let limiter = RateLimiter(limit: 4, window: 0.5, burst: 4)
+        var times: [Date] = []
+        for _ in 0..<10 {
+            try await limiter.acquire()
+            times.append(Date())
+        }
+        #expect(busiestWindow(times, window: 0.5) <= 4)
+    }
+
+    @Test("After a burst, calls are spread at the refill rate")
+    func burstThenSpread() async throws {
+        let limiter = RateLimiter(limit: 20, window: 1, burst: 2)
+        var times: [Date] = []
+        for _ in 0..<6 {
+            try await limiter.acquire()
+            times.append(Date())
+        }
+        // Two at once, then one every 1/20 s: the last four take at least 3 intervals.
+        #expect(times[5].timeIntervalSince(times[2]) >= 3 * 0.05 * 0.9)
+    }
+
+    @Test("Calls remembered by the ledger count after a restart")
+    func ledgerSurvivesRestart() async throws {
+        let ledger = InMemoryCallLedger()
+        let first = RateLimiter(limit: 3, window: 0.6, burst: 3, ledger: ledger)
+        var times: [Date] = []
+        for _ in 0..<3 {
+            try await first.acquire()
+            times.append(Date())
+        }
+        // A new limiter (as after a restart) on the same ledger sees the budget spent.
+        let second = RateLimiter(limit: 3, window: 0.6, burst: 3, ledger: ledger)
+        #expect(try await second.callsInWindow() == 3)
+        try await second.acquire()
+        times.append(Date())
+        #expect(busiestWindow(times, window: 0.6) <= 3)
+        #expect(await ledger.calls(since: .distantPast).count == 4)
+    }
+}
