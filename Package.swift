@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Store", targets: ["Store"]),
         .library(name: "Flickr", targets: ["Flickr"]),
+        .library(name: "ResultsController", targets: ["ResultsController"]),
         .executable(name: "topregions-bench", targets: ["topregions-bench"]),
     ],
     targets: [
@@ -17,9 +18,10 @@ let package = Package(
         ),
         .target(name: "Store", dependencies: ["CSQLite"]),
         .target(name: "Flickr"),
+        .target(name: "ResultsController", dependencies: ["Store"]),
         .executableTarget(
             name: "topregions-bench",
-            dependencies: ["Store", "CSQLite"]
+            dependencies: ["Store", "ResultsController", "CSQLite"]
         ),
         // A child process for the store's crash and multi-process tests: it writes
         // transactions in a loop until it is killed.
@@ -40,6 +42,10 @@ let package = Package(
         .testTarget(
             name: "FlickrTests",
             dependencies: ["Flickr", "FlickrTestSupport"]
+        ),
+        .testTarget(
+            name: "ResultsControllerTests",
+            dependencies: ["ResultsController", "Store", "StoreTestSupport"]
         ),
         .testTarget(
             name: "StoreTests",

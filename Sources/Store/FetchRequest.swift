@@ -64,6 +64,17 @@ public struct Key: Sendable {
 }
 
 extension FetchPredicate {
+    /// Every key path the predicate reads.
+    public var keyPaths: [String] {
+        switch self {
+        case .constant: return []
+        case .compare(let keyPath, _, _), .isIn(let keyPath, _), .isNull(let keyPath), .text(let keyPath, _, _, _): return [keyPath]
+        case .compareKeys(let left, _, let right): return [left, right]
+        case .not(let inner): return inner.keyPaths
+        case .and(let parts), .or(let parts): return parts.flatMap(\.keyPaths)
+        }
+    }
+
     public static func && (left: FetchPredicate, right: FetchPredicate) -> FetchPredicate { .and([left, right]) }
     public static func || (left: FetchPredicate, right: FetchPredicate) -> FetchPredicate { .or([left, right]) }
     public static prefix func ! (predicate: FetchPredicate) -> FetchPredicate { .not(predicate) }

@@ -59,6 +59,12 @@ final class ChangeNotifier: @unchecked Sendable {
     /// Watches for other processes' commits while anyone observes.
     var remoteSource: RemoteCommitPoller?
 
+    var observerCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return observers.count
+    }
+
     func addObserver(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> Int {
         lock.lock()
         let id = nextID

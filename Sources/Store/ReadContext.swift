@@ -89,6 +89,11 @@ public class ReadContext {
         return records
     }
 
+    /// The token of the newest commit this snapshot includes (0 before the first).
+    public func currentToken() throws -> Int64 {
+        try History.currentToken(on: connection)
+    }
+
     // MARK: Raw SQL
 
     /// The rows of a SQL query; `arguments` are bound to its `?` parameters.

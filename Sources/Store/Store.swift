@@ -183,6 +183,9 @@ public final class Store: Sendable {
         if due { _ = try History.trim(before: now.addingTimeInterval(-configuration.historyRetention), on: connection) }
     }
 
+    /// How many observers are registered (for leak checks).
+    public var observerCount: Int { notifier.observerCount }
+
     // MARK: Maintenance
 
     /// SQLite's `PRAGMA integrity_check`: `["ok"]` for a sound file, else the problems found.

@@ -1,0 +1,105 @@
+import Store
+
+/// A controller's request, checked and prepared: the sort keys it keeps in memory (the
+/// request's, plus a binary tie-break for the section key), and which changes in the
+/// store can affect it.
+struct QueryPlan {
+    let request: FetchRequest
+    /// The sort keys the controller orders by, in memory and in SQL alike.
+    let sortKeys: [SortKey]
+    var keyPaths: [String] { sortKeys.map(\.keyPath) }
+    let order: KeyOrder
+    let isSectioned: Bool
+    let rootEntity: Entity
+    /// For each relationship a key path crosses: the path to it from the root, the entity
+    /// it leads to, and the keys read there.
+    let relationshipPaths: [(path: String, entity: String, keys: Set<String>)]
+
+    init(request: FetchRequest, sectionKeyPath: String?, schema: Schema) throws {
+        guard let first = request.sortDescriptors.first else {
+            throw ResultsControllerError("A results controller's request needs at least one sort key")
+        }
+        var sortKeys = request.sortDescriptors
+        if let sectionKeyPath {
+            guard first.keyPath == sectionKeyPath else {
+                throw ResultsControllerError("The first sort key must order by the section key \"\(sectionKeyPath)\", not \"\(first.keyPath)\": otherwise a section would be split in two")
+            }
+            // Values a collation calls equal ("Limburg", "limburg") are still two sections:
+            // keep them apart in the order too.
+            if first.collation != .binary {
+                sortKeys.insert(SortKey(sectionKeyPath, ascending: first.ascending, collation: .binary), at: 1)
+            }
+        }
+        self.request = request
+        self.sortKeys = sortKeys
+        self.order = KeyOrder(sortKeys)
+        self.isSectioned = sectionKeyPath != nil
+        self.rootEntity = try schema.entity(named: request.entityName)
+        self.relationshipPaths = try Self.relationshipPaths(
+            keyPaths: sortKeys.map(\.keyPath) + (request.predicate?.keyPaths ?? []), root: rootEntity, schema: schema)
+    }
+
+    var unlimitedRequest: FetchRequest {
+        var unlimited = request
+        unlimited.sortDescriptors = sortKeys
+        unlimited.fetchLimit = nil
+        unlimited.fetchOffset = 0
+        return unlimited
+    }
+
+    func sectionKey(in keys: [SQLValue]) -> SQLValue {
+        isSectioned ? keys[0] : .null
+    }
+
+    func makeSectionList() -> SectionList {
+        SectionList(collation: sortKeys[0].collation, ascending: sortKeys[0].ascending, isSectioned: isSectioned)
+    }
+
+    private static func relationshipPaths(keyPaths: [String], root: Entity, schema: Schema) throws
+        -> [(path: String, entity: String, keys: Set<String>)] {
+        var found: [String: (entity: String, keys: Set<String>)] = [:]
+        for keyPath in keyPaths {
+            let components = keyPath.split(separator: ".").map(String.init)
+            var entity = root
+            for position in 0..<(components.count - 1) {
+                guard let relationship = entity.relationship(named: components[position]) else { break }
+                let destination = try schema.entity(named: relationship.destination)
+                let path = components[0...position].joined(separator: ".")
+                found[path, default: (destination.name, [])].keys.insert(components[position + 1])
+                entity = destination
+            }
+        }
+        return found.map { (path: $0.key, entity: $0.value.entity, keys: $0.value.keys) }.sorted { $0.path < $1.path }
+    }
+
+    /// The root objects a commit may have moved, added, removed or changed.
+    func affectedIDs(by changes: ChangeSet, undisplayedKeys: Set<String>, store: Store) throws -> AffectedIDs {
+        var affected = AffectedIDs()
+        let root = changes[rootEntity.name]
+        affected.all.formUnion(root.inserted)
+        affected.all.formUnion(root.deleted)
+        for (id, keys) in root.updated {
+            affected.all.insert(id)
+            if !keys.isSubset(of: undisplayedKeys) { affected.contentChanged.insert(id) }
+        }
+        // An attribute of a related object that the request reads: find the root objects
+        // that lead to it (one query per relationship, chunked IN inside the store).
+        for relationship in relationshipPaths {
+            let related = changes[relationship.entity].updated.filter { !$0.value.isDisjoint(with: relationship.keys) }.map(\.key)
+            guard !related.isEmpty else { continue }
+            let lookup = FetchRequest(entityName: rootEntity.name, predicate: Key(relationship.path).isIn(related),
+                                      sortDescriptors: [SortKey(rootEntity.primaryKey)])
+            let ids = try store.read { try $0.fetchIDs(lookup) }
+            affected.all.formUnion(ids)
+            let shownKeys = relationship.keys.map { "\(relationship.path).\($0)" }
+            if !Set(shownKeys).isSubset(of: undisplayedKeys) { affected.contentChanged.formUnion(ids) }
+        }
+        return affected
+    }
+}
+
+/// The root objects a commit touched, and those whose shown content changed.
+struct AffectedIDs {
+    var all = Set<Int64>()
+    var contentChanged = Set<Int64>()
+}

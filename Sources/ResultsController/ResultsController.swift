@@ -1,0 +1,429 @@
+import Foundation
+import Store
+
+/// Core Data's NSFetchedResultsController for the store: runs a fetch request, groups the
+/// results into sections, and, as the store changes (in this process or another), reports
+/// exactly how to update a table that shows them.
+///
+/// It holds ids and sort keys, not records; records are loaded a batch at a time when asked
+/// for. A change of k objects among n results costs O(k log n) plus one query for the k
+/// objects; a changed request, a limited request, or a gap in the history is a refetch and
+/// an O(n log n) diff, reported just the same. Thread-safe; delegate calls and stream
+/// elements come on the thread that delivered the commit.
+public final class ResultsController<R: Record>: @unchecked Sendable {
+    public let store: Store
+    public private(set) var request: FetchRequest
+    public let sectionKeyPath: String?
+    /// Keys whose change alone is not shown (for example a `displayOrder` that only places
+    /// the row): a change to them moves rows but does not report an update.
+    public let undisplayedKeys: Set<String>
+    public weak var delegate: ResultsControllerDelegate?
+    /// The index title of a section; default: the first letter of its name, capitalized.
+    public var sectionIndexTitle: @Sendable (String) -> String? = { name in name.first.map { String($0).uppercased() } }
+    /// Records loaded together when one is asked for.
+    public var fetchBatchSize = 20
+    /// Whether each reported change carries a snapshot of all ids (O(n) to build).
+    public var includesSnapshots = true
+
+    // The state below is guarded by `lock` (recursive: a delegate may read the controller).
+    private let lock = NSRecursiveLock()
+    private var plan: QueryPlan
+    private var entries: OrderedEntries
+    private var sectionList: SectionList
+    private var starts: [Int] = [0]
+    private var lastToken: Int64 = 0
+    private var hasFetched = false
+    private var observation: StoreObservation?
+    private var recordCache: [Int64: R] = [:]
+    private var streams: [UUID: AsyncStream<ResultsChange>.Continuation] = [:]
+    private let userDrivenAuthor = "results-controller:\(UUID().uuidString)"
+    static var recordCacheLimit: Int { 2_000 }
+
+    /// A controller for `request`, optionally sectioned by `sectionKeyPath` (which may cross
+    /// to-one relationships, and must be what the first sort key orders by). Throws when
+    /// the request has no sort key, when the first sort key does not order by the section
+    /// key, or when a key path does not fit the schema.
+    public init(store: Store, request: FetchRequest, sectionKeyPath: String? = nil, undisplayedKeys: Set<String> = []) throws {
+        guard request.entityName == R.entity.name else {
+            throw ResultsControllerError("The request fetches \(request.entityName), but the controller shows \(R.entity.name)")
+        }
+        self.store = store
+        self.request = request
+        self.sectionKeyPath = sectionKeyPath
+        self.undisplayedKeys = undisplayedKeys
+        self.plan = try QueryPlan(request: request, sectionKeyPath: sectionKeyPath, schema: store.schema)
+        self.entries = OrderedEntries(order: plan.order)
+        self.sectionList = plan.makeSectionList()
+        // Key paths are checked by compiling the query once.
+        _ = try store.read { try $0.count(FetchRequest(entityName: request.entityName, predicate: request.predicate,
+                                                       sortDescriptors: plan.sortKeys, fetchLimit: 0)) }
+    }
+
+    deinit {
+        observation?.cancel()
+        for continuation in streams.values { continuation.finish() }
+    }
+
+    // MARK: Fetching
+
+    /// Runs the request and starts following the store's changes.
+    public func performFetch() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if observation == nil {
+            observation = store.observe { [weak self] event in self?.handle(event) }
+        }
+        try reload()
+        hasFetched = true
+    }
+
+    /// Replaces the request (predicate, sort, limit) and reports the difference as a batch.
+    public func setRequest(_ newRequest: FetchRequest) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard newRequest.entityName == request.entityName else {
+            throw ResultsControllerError("A controller cannot change entity (\(request.entityName) to \(newRequest.entityName))")
+        }
+        let newPlan = try QueryPlan(request: newRequest, sectionKeyPath: sectionKeyPath, schema: store.schema)
+        let before = capture()
+        request = newRequest
+        plan = newPlan
+        try reload()
+        if hasFetched { report(diff(from: before, contentChanged: []), token: nil, oldSectionKeys: before.sectionKeys) }
+    }
+
+    // MARK: Reading
+
+    public var fetchedIDs: [Int64] {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.allIDs
+    }
+
+    public var numberOfObjects: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.count
+    }
+
+    public var sections: [SectionInfo] {
+        lock.lock()
+        defer { lock.unlock() }
+        return sectionList.sections.map { section in
+            let name = SectionList.name(of: section.key)
+            return SectionInfo(name: name, indexTitle: sectionIndexTitle(name), numberOfObjects: section.count)
+        }
+    }
+
+    /// The distinct index titles of the sections, in order.
+    public var sectionIndexTitles: [String] {
+        var titles: [String] = []
+        for section in sections {
+            if let title = section.indexTitle, titles.last != title { titles.append(title) }
+        }
+        return titles
+    }
+
+    /// The id at an index path, or nil when there is no such row.
+    public func id(at indexPath: IndexPath) -> Int64? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard indexPath.section >= 0, indexPath.section < sectionList.count, indexPath.row >= 0,
+              indexPath.row < sectionList.sections[indexPath.section].count else { return nil }
+        return entries.id(at: starts[indexPath.section] + indexPath.row)
+    }
+
+    /// Where an object is, or nil when it is not in the results.
+    public func indexPath(for id: Int64) -> IndexPath? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let global = entries.index(of: id) else { return nil }
+        return SectionList.indexPath(of: global, starts: starts)
+    }
+
+    /// The record at an index path, loading it (with its neighbours) when needed.
+    public func object(at indexPath: IndexPath) throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let id = id(at: indexPath) else {
+            throw ResultsControllerError("There is no row at \(indexPath)")
+        }
+        if let cached = recordCache[id] { return cached }
+        let global = starts[indexPath.section] + indexPath.row
+        let batch = (max(0, global - fetchBatchSize / 2)..<min(entries.count, global + fetchBatchSize / 2 + 1)).map { entries.id(at: $0) }
+        if recordCache.count + batch.count > Self.recordCacheLimit { recordCache.removeAll(keepingCapacity: true) }
+        for record in try store.read({ try $0.fetch(R.self, ids: batch) }) {
+            if let recordID = record.id { recordCache[recordID] = record }
+        }
+        guard let record = recordCache[id] else {
+            throw ResultsControllerError("The object at \(indexPath) (id \(id)) is no longer in the store")
+        }
+        return record
+    }
+
+    /// The names and ids of the sections now.
+    public var snapshot: Snapshot {
+        lock.lock()
+        defer { lock.unlock() }
+        return makeSnapshot()
+    }
+
+    // MARK: Writing without being told
+
+    /// Runs a write whose effect the consumer has already shown (a row it moved itself):
+    /// this controller follows it silently; every other controller reports it as usual.
+    @discardableResult
+    public func performUserDrivenWrite<T>(_ body: (Transaction) throws -> T) throws -> T {
+        try store.write(author: userDrivenAuthor, body)
+    }
+
+    // MARK: Streams
+
+    /// The reported changes, for `for await` consumers. Ends when the consumer stops or the
+    /// controller is released.
+    public func changes() -> AsyncStream<ResultsChange> {
+        AsyncStream { continuation in
+            let key = UUID()
+            lock.lock()
+            streams[key] = continuation
+            lock.unlock()
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                self.lock.lock()
+                self.streams.removeValue(forKey: key)
+                self.lock.unlock()
+            }
+        }
+    }
+
+    // MARK: Following the store
+
+    private func handle(_ event: StoreEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard hasFetched else { return }
+        do {
+            switch event {
+            case .historyGap(let token):
+                let before = capture()
+                try reload()
+                lastToken = max(lastToken, token)
+                // What changed is unknown: every row that stayed may have changed.
+                report(diff(from: before, contentChanged: nil), token: token, oldSectionKeys: before.sectionKeys)
+            case .committed(let entry, _):
+                guard entry.token > lastToken else { return }
+                lastToken = entry.token
+                try apply(entry)
+            }
+        } catch {
+            // A commit that cannot be read leaves the controller behind: start again from
+            // a fresh fetch, reported as a batch; if even that fails, the next commit retries.
+            let before = capture()
+            if (try? reload()) != nil {
+                report(diff(from: before, contentChanged: nil), token: nil, oldSectionKeys: before.sectionKeys)
+            }
+        }
+    }
+
+    private func apply(_ entry: HistoryEntry) throws {
+        let affected = try plan.affectedIDs(by: entry.changes, undisplayedKeys: undisplayedKeys, store: store)
+        guard !affected.all.isEmpty else { return }
+        for id in affected.all { recordCache.removeValue(forKey: id) }
+        let oldSectionKeys = sectionList.sections.map(\.key)
+        let batch: ChangeBatch
+        if request.fetchLimit != nil || request.fetchOffset > 0 {
+            // The window's edge moves: refetch the window (it is bounded) and diff it.
+            let before = capture()
+            try reload()
+            batch = diff(from: before, contentChanged: affected.contentChanged)
+        } else {
+            batch = try incremental(affected)
+        }
+        if entry.author != userDrivenAuthor { report(batch, token: entry.token, oldSectionKeys: oldSectionKeys) }
+    }
+
+    /// Applies the new state of the k affected objects to the ordered entries.
+    private func incremental(_ affected: AffectedIDs) throws -> ChangeBatch {
+        let oldStarts = starts
+        let oldSectionKeys = sectionList.sections.map(\.key)
+        var oldPlacements: [Int64: Placement] = [:]
+        for id in affected.all {
+            if let placement = placement(of: id, starts: oldStarts) { oldPlacements[id] = placement }
+        }
+        let newKeys = try store.read { context -> [(Int64, [SQLValue])] in
+            var rows: [(Int64, [SQLValue])] = []
+            try context.forEachKeyRow(plan.unlimitedRequest, keyPaths: plan.keyPaths,
+                                      extraCondition: Key(R.entity.primaryKey).isIn(Array(affected.all))) { rows.append(($0, $1)) }
+            return rows
+        }
+        for (id, placement) in oldPlacements {
+            sectionList.remove(placement.sectionKey)
+            entries.remove(id)
+        }
+        for (id, keys) in newKeys {
+            entries.insert(id, keys: keys)
+            sectionList.add(plan.sectionKey(in: keys))
+        }
+        starts = sectionList.starts
+        var newPlacements: [Int64: Placement] = [:]
+        for (id, _) in newKeys {
+            if let placement = placement(of: id, starts: starts) { newPlacements[id] = placement }
+        }
+        let removed = oldPlacements.values.filter { newPlacements[$0.id] == nil }
+        let inserted = newPlacements.values.filter { oldPlacements[$0.id] == nil }
+        let survivors = oldPlacements.values.compactMap { old -> Survivor? in
+            guard let new = newPlacements[old.id] else { return nil }
+            return Survivor(old: old, new: new, contentChanged: affected.contentChanged.contains(old.id))
+        }
+        // A survivor can stay only if as many unaffected rows precede it before and after.
+        let oldRank = Self.ranks(oldPlacements.values.map { ($0.id, $0.global) })
+        let newRank = Self.ranks(newPlacements.values.map { ($0.id, $0.global) })
+        let candidates = survivors.filter { survivor in
+            survivor.old.global - (oldRank[survivor.old.id] ?? 0) == survivor.new.global - (newRank[survivor.old.id] ?? 0)
+        }
+        let stable = BatchBuilder.stableSurvivors(candidates)
+        if let batch = BatchBuilder.batch(oldSectionKeys: oldSectionKeys, newSectionKeys: sectionList.sections.map(\.key),
+                                          removed: removed, inserted: inserted, survivors: survivors, stable: stable) {
+            return batch
+        }
+        // Rare: keeping order would need a move onto the same index path. Rebuild the old
+        // order from the new one and diff the whole result instead.
+        let before = reconstructOld(oldPlacements: oldPlacements, newPlacements: newPlacements, oldStarts: oldStarts,
+                                    oldSectionKeys: oldSectionKeys)
+        return diff(from: before, contentChanged: affected.contentChanged)
+    }
+
+    /// Each id's rank among the given positions (how many of them come before it).
+    private static func ranks(_ positions: [(Int64, Int)]) -> [Int64: Int] {
+        var result: [Int64: Int] = [:]
+        for (rank, entry) in positions.sorted(by: { $0.1 < $1.1 }).enumerated() { result[entry.0] = rank }
+        return result
+    }
+
+    private func placement(of id: Int64, starts: [Int]) -> Placement? {
+        guard let global = entries.index(of: id), let keys = entries.keys(of: id) else { return nil }
+        return Placement(id: id, global: global, path: SectionList.indexPath(of: global, starts: starts),
+                         sectionKey: plan.sectionKey(in: keys))
+    }
+
+    // MARK: Whole-result diffs
+
+    /// The state before a change, enough to diff against.
+    struct Captured {
+        var ids: [Int64]
+        var sectionKeys: [SQLValue]
+        var starts: [Int]
+    }
+
+    private func capture() -> Captured {
+        Captured(ids: entries.allIDs, sectionKeys: sectionList.sections.map(\.key), starts: starts)
+    }
+
+    private func reconstructOld(oldPlacements: [Int64: Placement], newPlacements: [Int64: Placement], oldStarts: [Int],
+                                oldSectionKeys: [SQLValue]) -> Captured {
+        var ids = entries.allIDs.filter { newPlacements[$0] == nil }
+        for placement in oldPlacements.values.sorted(by: { $0.global < $1.global }) {
+            ids.insert(placement.id, at: placement.global)
+        }
+        return Captured(ids: ids, sectionKeys: oldSectionKeys, starts: oldStarts)
+    }
+
+    /// Diffs the whole result against `before`. `contentChanged` nil means unknown: every
+    /// survivor is reported updated.
+    private func diff(from before: Captured, contentChanged: Set<Int64>?) -> ChangeBatch {
+        let newIDs = entries.allIDs
+        let newSectionKeys = sectionList.sections.map(\.key)
+        func placements(_ ids: [Int64], _ starts: [Int], _ keys: [SQLValue]) -> [Int64: Placement] {
+            var result: [Int64: Placement] = [:]
+            result.reserveCapacity(ids.count)
+            for (global, id) in ids.enumerated() {
+                let path = SectionList.indexPath(of: global, starts: starts)
+                result[id] = Placement(id: id, global: global, path: path, sectionKey: keys.isEmpty ? .null : keys[path.section])
+            }
+            return result
+        }
+        let old = placements(before.ids, before.starts, before.sectionKeys)
+        let new = placements(newIDs, starts, newSectionKeys)
+        let removed = before.ids.compactMap { old[$0] }.filter { new[$0.id] == nil }
+        let inserted = newIDs.compactMap { new[$0] }.filter { old[$0.id] == nil }
+        let survivors = before.ids.compactMap { id -> Survivor? in
+            guard let oldPlacement = old[id], let newPlacement = new[id] else { return nil }
+            return Survivor(old: oldPlacement, new: newPlacement, contentChanged: contentChanged?.contains(id) ?? true)
+        }
+        let stable = BatchBuilder.stableSurvivors(survivors)
+        if let batch = BatchBuilder.batch(oldSectionKeys: before.sectionKeys, newSectionKeys: newSectionKeys, removed: removed,
+                                          inserted: inserted, survivors: survivors, stable: stable) {
+            return batch
+        }
+        // Cannot happen (survivors on equal paths always stay in a whole diff); should it,
+        // replace every section rather than report nothing.
+        var reset = ChangeBatch()
+        reset.sectionDeletes = Array(before.sectionKeys.indices)
+        reset.sectionInserts = Array(newSectionKeys.indices)
+        reset.rowDeletes = before.ids.compactMap { old[$0] }.map { ChangeBatch.Row(id: $0.id, indexPath: $0.path) }
+        reset.rowInserts = newIDs.compactMap { new[$0] }.map { ChangeBatch.Row(id: $0.id, indexPath: $0.path) }
+        return reset
+    }
+
+    private func reload() throws {
+        let plan = self.plan
+        let (ids, keys, token) = try store.read { context -> ([Int64], [SQLValue], Int64) in
+            let token = try context.currentToken()
+            var ids: [Int64] = []
+            var keys: [SQLValue] = []
+            try context.forEachKeyRow(plan.request, keyPaths: plan.keyPaths) { id, values in
+                ids.append(id)
+                keys.append(contentsOf: values)
+            }
+            return (ids, keys, token)
+        }
+        if entries.order.keyCount != plan.keyPaths.count || plan.sortKeys != currentSortKeys {
+            entries = OrderedEntries(order: plan.order)
+            sectionList = plan.makeSectionList()
+        }
+        currentSortKeys = plan.sortKeys
+        entries.load(ids: ids, keys: keys)
+        sectionList.load(stride(from: 0, to: keys.count, by: max(1, plan.keyPaths.count)).map { plan.sectionKey(in: Array(keys[$0..<$0 + plan.keyPaths.count])) })
+        starts = sectionList.starts
+        lastToken = max(lastToken, token)
+        recordCache.removeAll()
+    }
+
+    private var currentSortKeys: [SortKey] = []
+
+    // MARK: Reporting
+
+    private func makeSnapshot() -> Snapshot {
+        var sections: [Snapshot.Section] = []
+        let ids = entries.allIDs
+        for (index, section) in sectionList.sections.enumerated() {
+            sections.append(Snapshot.Section(name: SectionList.name(of: section.key), ids: Array(ids[starts[index]..<starts[index] + section.count])))
+        }
+        return Snapshot(sections: sections)
+    }
+
+    private func report(_ batch: ChangeBatch, token: Int64?, oldSectionKeys: [SQLValue]) {
+        guard !batch.isEmpty else { return }
+        let names = sectionList.sections.map { SectionList.name(of: $0.key) }
+        let change = ResultsChange(batch: batch, edits: BatchBuilder.edits(batch, newSectionNames: names),
+                                   snapshot: includesSnapshots ? makeSnapshot() : Snapshot(sections: []), token: token)
+        if let delegate {
+            delegate.controllerWillChangeContent(self)
+            for section in batch.sectionDeletes {
+                let name = section < oldSectionKeys.count ? SectionList.name(of: oldSectionKeys[section]) : ""
+                delegate.controller(self, didChangeSection: name, atIndex: section, for: .delete)
+            }
+            for section in batch.sectionInserts {
+                delegate.controller(self, didChangeSection: names[section], atIndex: section, for: .insert)
+            }
+            for row in batch.rowDeletes { delegate.controller(self, didChangeObject: row.id, at: row.indexPath, for: .delete, newIndexPath: nil) }
+            for row in batch.rowInserts { delegate.controller(self, didChangeObject: row.id, at: nil, for: .insert, newIndexPath: row.indexPath) }
+            for move in batch.moves { delegate.controller(self, didChangeObject: move.id, at: move.from, for: .move, newIndexPath: move.to) }
+            for update in batch.updates {
+                delegate.controller(self, didChangeObject: update.id, at: update.old, for: .update, newIndexPath: update.new)
+            }
+            delegate.controllerDidChangeContent(self, change)
+        }
+        for continuation in streams.values { continuation.yield(change) }
+    }
+}

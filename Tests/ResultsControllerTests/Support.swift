@@ -1,0 +1,119 @@
+import Foundation
+import ResultsController
+import Store
+import StoreTestSupport
+import Testing
+
+/// Records every delegate call, in order, and the batches.
+final class DelegateLog: ResultsControllerDelegate, @unchecked Sendable {
+    enum Call: Equatable {
+        case will
+        case section(SectionChange, Int)
+        case object(ObjectChange, Int64, IndexPath?, IndexPath?)
+        case did
+    }
+
+    private let lock = NSLock()
+    private var storage: [Call] = []
+    private var batches: [ResultsChange] = []
+
+    var calls: [Call] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+
+    var changes: [ResultsChange] {
+        lock.lock()
+        defer { lock.unlock() }
+        return batches
+    }
+
+    func reset() {
+        lock.lock()
+        storage = []
+        batches = []
+        lock.unlock()
+    }
+
+    private func append(_ call: Call) {
+        lock.lock()
+        storage.append(call)
+        lock.unlock()
+    }
+
+    func controllerWillChangeContent(_ controller: AnyObject) { append(.will) }
+    func controller(_ controller: AnyObject, didChangeSection name: String, atIndex index: Int, for change: SectionChange) {
+        append(.section(change, index))
+    }
+    func controller(_ controller: AnyObject, didChangeObject id: Int64, at indexPath: IndexPath?, for change: ObjectChange,
+                    newIndexPath: IndexPath?) {
+        append(.object(change, id, indexPath, newIndexPath))
+    }
+    func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
+        append(.did)
+        lock.lock()
+        batches.append(change)
+        lock.unlock()
+    }
+
+    /// Whether the calls came in Apple's order: will-change, section deletes, section
+    /// inserts, object deletes, inserts, moves, updates, did-change; once per batch.
+    var inAppleOrder: Bool {
+        func rank(_ call: Call) -> Int {
+            switch call {
+            case .will: return 0
+            case .section(.delete, _): return 1
+            case .section(.insert, _): return 2
+            case .object(.delete, _, _, _): return 3
+            case .object(.insert, _, _, _): return 4
+            case .object(.move, _, _, _): return 5
+            case .object(.update, _, _, _): return 6
+            case .did: return 7
+            }
+        }
+        var previous = 7
+        for call in calls {
+            let current = rank(call)
+            if current == 0 { guard previous == 7 else { return false } } else if current < previous { return false }
+            previous = current
+        }
+        return previous == 7
+    }
+}
+
+/// What a fresh fetch shows for the same request: the truth a controller's state is
+/// compared with.
+func freshSnapshot<R: Record>(_ type: R.Type, store: Store, request: FetchRequest, sectionKeyPath: String?) throws -> Snapshot {
+    let fresh = try ResultsController<R>(store: store, request: request, sectionKeyPath: sectionKeyPath)
+    try fresh.performFetch()
+    return fresh.snapshot
+}
+
+/// A store with the test schema in a temporary file.
+final class TestStore {
+    let directory: URL
+    let store: Store
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("rc-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try TestSchema.openStore(at: directory.appendingPathComponent("store.sqlite").path)
+    }
+
+    deinit {
+        store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
