@@ -22,11 +22,17 @@ struct Survivor {
 enum BatchBuilder {
     /// The survivors that can stay where they are (not be moved): the heaviest subset whose
     /// relative order is the same before and after (a weighted longest increasing
-    /// subsequence, O(m log m)). Survivors that changed section can never stay. Those with
+    /// subsequence, O(m log m)). Survivors that changed section, or whose shown content
+    /// changed along with their index path, never stay. Those with
     /// equal old and new index paths weigh more than all others together, so they always
     /// stay (a move to the same index path is not allowed).
     static func stableSurvivors(_ survivors: [Survivor]) -> Set<Int64> {
-        let candidates = survivors.filter { $0.old.sectionKey == $0.new.sectionKey }.sorted { $0.new.global < $1.new.global }
+        // A survivor whose shown content changed and whose index path changed is a move
+        // (flagged updated), never an update with two different paths: two objects that
+        // swap sort values are two moves (Apple reported a move and an update).
+        let candidates = survivors.filter { survivor in
+            survivor.old.sectionKey == survivor.new.sectionKey && (!survivor.contentChanged || survivor.old.path == survivor.new.path)
+        }.sorted { $0.new.global < $1.new.global }
         guard !candidates.isEmpty else { return [] }
         let heavy = candidates.count + 1
         let weights = candidates.map { $0.old.path == $0.new.path ? heavy : 1 }

@@ -13,6 +13,13 @@ public struct ChangeBatch: Sendable, Equatable {
         public var to: IndexPath
         /// The object's content changed too: redraw it at its new place.
         public var updated: Bool
+
+        public init(id: Int64, from: IndexPath, to: IndexPath, updated: Bool) {
+            self.id = id
+            self.from = from
+            self.to = to
+            self.updated = updated
+        }
     }
 
     public struct Update: Sendable, Equatable {
@@ -21,11 +28,22 @@ public struct ChangeBatch: Sendable, Equatable {
         public var old: IndexPath
         /// Where the row is after the batch (differs from `old` when other rows moved).
         public var new: IndexPath
+
+        public init(id: Int64, old: IndexPath, new: IndexPath) {
+            self.id = id
+            self.old = old
+            self.new = new
+        }
     }
 
     public struct Row: Sendable, Equatable {
         public var id: Int64
         public var indexPath: IndexPath
+
+        public init(id: Int64, indexPath: IndexPath) {
+            self.id = id
+            self.indexPath = indexPath
+        }
     }
 
     public var sectionDeletes: [Int] = []

@@ -40,4 +40,10 @@ public struct SectionInfo: Sendable, Equatable {
     public var name: String
     public var indexTitle: String?
     public var numberOfObjects: Int
+
+    public init(name: String, indexTitle: String?, numberOfObjects: Int) {
+        self.name = name
+        self.indexTitle = indexTitle
+        self.numberOfObjects = numberOfObjects
+    }
 }

@@ -1,0 +1,224 @@
+import Foundation
+import ResultsController
+import Store
+import StoreTestSupport
+import Testing
+
+@Suite("The results controller", .serialized)
+struct ControllerTests {
+    let testStore: TestStore
+    var store: Store { testStore.store }
+
+    init() throws {
+        testStore = try TestStore()
+        try store.write { transaction in
+            let limburg = try transaction.inserted(Region(name: "Limburg", country: "Belgium"))
+            let punjab = try transaction.inserted(Region(name: "Punjab", country: "India"))
+            for (index, title) in ["apple", "Banana", "IMG 10", "IMG 2", "cherry", "éclair"].enumerated() {
+                try transaction.inserted(Photo(flickrID: "\(index)", title: title, views: Int64(index),
+                                               regionID: index % 2 == 0 ? limburg.id : punjab.id))
+            }
+        }
+    }
+
+    @Test("Requests it cannot serve are refused with a clear message")
+    func invalidRequests() throws {
+        #expect { try ResultsController<Photo>(store: store, request: FetchRequest(Photo.self)) } throws: {
+            "\($0)".contains("at least one sort key")
+        }
+        #expect {
+            try ResultsController<Photo>(store: store, request: FetchRequest(Photo.self, sortDescriptors: [SortKey("title")]),
+                                         sectionKeyPath: "region.name")
+        } throws: { "\($0)".contains("must order by the section key \"region.name\"") }
+        #expect { try ResultsController<Region>(store: store, request: FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])) } throws: {
+            "\($0)".contains("fetches Photo")
+        }
+        #expect { try ResultsController<Photo>(store: store, request: FetchRequest(Photo.self, sortDescriptors: [SortKey("colour")])) } throws: {
+            "\($0)".contains("colour")
+        }
+    }
+
+    @Test("Sections, index titles, index paths and objects, loaded on demand")
+    func reading() throws {
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("region.name"), SortKey("title", collation: .localizedStandard)])
+        let controller = try ResultsController<Photo>(store: store, request: request, sectionKeyPath: "region.name")
+        try controller.performFetch()
+        #expect(controller.sections.map(\.name) == ["Limburg", "Punjab"])
+        #expect(controller.sections.map(\.numberOfObjects) == [3, 3])
+        #expect(controller.sectionIndexTitles == ["L", "P"])
+        let first = try controller.object(at: IndexPath(row: 0, section: 0))
+        #expect(first.title == "apple")
+        let secondSection = try (0..<3).map { try controller.object(at: IndexPath(row: $0, section: 1)).title }
+        #expect(secondSection == ["Banana", "éclair", "IMG 2"])
+        let firstSection = try (0..<3).map { try controller.object(at: IndexPath(row: $0, section: 0)).title }
+        #expect(firstSection == ["apple", "cherry", "IMG 10"])
+        #expect(controller.indexPath(for: first.id!) == IndexPath(row: 0, section: 0))
+        #expect(controller.indexPath(for: 999_999) == nil)
+        #expect(controller.id(at: IndexPath(row: 5, section: 0)) == nil)
+        #expect { try controller.object(at: IndexPath(row: 0, section: 7)) } throws: { "\($0)".contains("no row") }
+        controller.sectionIndexTitle = { name in String(name.prefix(2)) }
+        #expect(controller.sectionIndexTitles == ["Li", "Pu"])
+    }
+
+    @Test("Changing the request reports the difference as a valid batch")
+    func changingRequest() throws {
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
+        let controller = try ResultsController<Photo>(store: store, request: request)
+        let log = DelegateLog()
+        controller.delegate = log
+        try controller.performFetch()
+        var model = TableModel(controller.snapshot)
+        var narrowed = request
+        narrowed.predicate = Key("views") >= 2
+        narrowed.sortDescriptors = [SortKey("views", ascending: false)]
+        try controller.setRequest(narrowed)
+        let batch = try #require(log.changes.last?.batch)
+        #expect(batch.rowDeletes.count == 2)
+        try model.apply(batch, after: try freshSnapshot(Photo.self, store: store, request: narrowed, sectionKeyPath: nil))
+        #expect(controller.numberOfObjects == 4)
+        #expect(log.inAppleOrder)
+    }
+
+    @Test("Batches arrive as an AsyncSequence too")
+    func asyncSequence() async throws {
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
+        let controller = try ResultsController<Photo>(store: store, request: request)
+        try controller.performFetch()
+        let stream = controller.changes()
+        let consumer = Task { () -> [ChangeBatch] in
+            var batches: [ChangeBatch] = []
+            for await change in stream {
+                batches.append(change.batch)
+                if batches.count == 2 { break }
+            }
+            return batches
+        }
+        try await store.write { try $0.inserted(Photo(flickrID: "a1", title: "aardvark")) }
+        try await store.write { try $0.deleteAll(FetchRequest(Photo.self, predicate: Key("title") == "aardvark")) }
+        let batches = await consumer.value
+        #expect(batches.map(\.rowInserts.count) == [1, 0])
+        #expect(batches.map(\.rowDeletes.count) == [0, 1])
+    }
+
+    @Test("A released controller stops observing: no callback after release, no growth over thousands")
+    func releaseStopsObserving() throws {
+        let baseline = store.observerCount
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
+        let log = DelegateLog()
+        for _ in 0..<2_000 {
+            let controller = try ResultsController<Photo>(store: store, request: request)
+            controller.delegate = log
+            try controller.performFetch()
+        }
+        #expect(store.observerCount == baseline)
+        try store.write { try $0.inserted(Photo(flickrID: "late", title: "late")) }
+        #expect(log.calls.isEmpty)
+    }
+
+    @Test("Commits from another store object on the file, and a gap in trimmed history, are followed")
+    func otherWritersAndGaps() throws {
+        var configuration = StoreConfiguration()
+        configuration.observationInterval = 0.02
+        let path = testStore.directory.appendingPathComponent("store.sqlite").path
+        let watcherStore = try TestSchema.openStore(at: path, configuration: configuration)
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
+        let controller = try ResultsController<Photo>(store: watcherStore, request: request)
+        let log = DelegateLog()
+        controller.delegate = log
+        try controller.performFetch()
+        var model = TableModel(controller.snapshot)
+        try store.write { try $0.inserted(Photo(flickrID: "remote", title: "remote")) }
+        let deadline = Date().addingTimeInterval(5)
+        while log.changes.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let batch = try #require(log.changes.first?.batch)
+        try model.apply(batch, after: try freshSnapshot(Photo.self, store: store, request: request, sectionKeyPath: nil))
+        #expect(batch.rowInserts.count == 1)
+    }
+
+    @Test("A history gap makes the controller refetch and report the difference")
+    func historyGap() throws {
+        var configuration = StoreConfiguration()
+        configuration.observationInterval = 0.5
+        let path = testStore.directory.appendingPathComponent("store.sqlite").path
+        let watcherStore = try TestSchema.openStore(at: path, configuration: configuration)
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
+        let controller = try ResultsController<Photo>(store: watcherStore, request: request)
+        let log = DelegateLog()
+        controller.delegate = log
+        try controller.performFetch()
+        var model = TableModel(controller.snapshot)
+        try store.write { try $0.deleteAll(FetchRequest(Photo.self, predicate: Key("title") == "apple")) }
+        try store.trimHistory(before: Date().addingTimeInterval(1))
+        let deadline = Date().addingTimeInterval(5)
+        while log.changes.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let batch = try #require(log.changes.first?.batch)
+        try model.apply(batch, after: try freshSnapshot(Photo.self, store: store, request: request, sectionKeyPath: nil))
+        #expect(batch.rowDeletes.count == 1)
+    }
+}
+
+@Suite("The table model")
+struct TableModelTests {
+    let before = Snapshot(sections: [Snapshot.Section(name: "A", ids: [1, 2, 3]), Snapshot.Section(name: "B", ids: [4])])
+
+    private func rejects(_ batch: ChangeBatch, after: Snapshot, _ message: String) -> Bool {
+        var model = TableModel(before)
+        do {
+            try model.apply(batch, after: after)
+            return false
+        } catch let error as TableModel.InvalidUpdate {
+            return error.message.contains(message)
+        } catch {
+            return false
+        }
+    }
+
+    @Test("It stops on each of UIKit's rules with UIKit's message")
+    func uikitRules() {
+        let path = { (row: Int, section: Int) in IndexPath(row: row, section: section) }
+        var batch = ChangeBatch()
+        batch.rowDeletes = [ChangeBatch.Row(id: 2, indexPath: path(1, 0))]
+        #expect(rejects(batch, after: before, "Invalid update: invalid number of rows in section 0"))
+        batch.updates = [ChangeBatch.Update(id: 2, old: path(1, 0), new: path(1, 0))]
+        #expect(rejects(batch, after: before, "attempt to delete and reload the same index path"))
+        batch = ChangeBatch()
+        batch.rowDeletes = [ChangeBatch.Row(id: 2, indexPath: path(1, 0))]
+        batch.moves = [ChangeBatch.Move(id: 2, from: path(1, 0), to: path(0, 1), updated: false)]
+        #expect(rejects(batch, after: before, "attempt to perform a delete and a move from the same index path"))
+        batch = ChangeBatch()
+        batch.rowInserts = [ChangeBatch.Row(id: 9, indexPath: path(0, 1))]
+        batch.moves = [ChangeBatch.Move(id: 1, from: path(0, 0), to: path(0, 1), updated: false)]
+        #expect(rejects(batch, after: before, "attempt to perform an insert and a move to the same index path"))
+        batch = ChangeBatch()
+        batch.sectionDeletes = [1]
+        batch.moves = [ChangeBatch.Move(id: 4, from: path(0, 1), to: path(3, 0), updated: false)]
+        #expect(rejects(batch, after: Snapshot(sections: [Snapshot.Section(name: "A", ids: [1, 2, 3, 4])]), "cannot move a row from a deleted section"))
+        batch = ChangeBatch()
+        batch.rowInserts = [ChangeBatch.Row(id: 9, indexPath: path(7, 1))]
+        #expect(rejects(batch, after: Snapshot(sections: [before.sections[0], Snapshot.Section(name: "B", ids: [4, 9])]),
+                        "attempt to insert row 7 into section 1, but there are only 2 rows in section 1 after the update"))
+        batch = ChangeBatch()
+        batch.sectionInserts = [2]
+        #expect(rejects(batch, after: before, "Invalid update: invalid number of sections"))
+        batch = ChangeBatch()
+        batch.moves = [ChangeBatch.Move(id: 1, from: path(0, 0), to: path(0, 0), updated: false)]
+        #expect(rejects(batch, after: before, "which is an update"))
+    }
+
+    @Test("A valid batch gives the data source's rows, and edits give the same")
+    func validBatch() throws {
+        let path = { (row: Int, section: Int) in IndexPath(row: row, section: section) }
+        var batch = ChangeBatch()
+        batch.rowDeletes = [ChangeBatch.Row(id: 2, indexPath: path(1, 0))]
+        batch.moves = [ChangeBatch.Move(id: 1, from: path(0, 0), to: path(1, 1), updated: true)]
+        batch.rowInserts = [ChangeBatch.Row(id: 7, indexPath: path(0, 0))]
+        batch.updates = [ChangeBatch.Update(id: 3, old: path(2, 0), new: path(1, 0))]
+        let after = Snapshot(sections: [Snapshot.Section(name: "A", ids: [7, 3]), Snapshot.Section(name: "B", ids: [4, 1])])
+        var model = TableModel(before)
+        try model.apply(batch, after: after)
+        #expect(model.snapshot == after)
+        var edited = TableModel(before)
+        try edited.apply([.removeRow(path(1, 0)), .removeRow(path(0, 0)), .insertRow(path(0, 0), id: 7), .insertRow(path(1, 1), id: 1)])
+        #expect(edited.snapshot.sections.map(\.ids) == after.sections.map(\.ids))
+    }
+}
