@@ -3,18 +3,76 @@ import Store
 /// The controller's results in order: ids with their sort keys, in blocks of at most
 /// `maximumBlockSize` (a B-tree of height two), so that finding, inserting and removing one
 /// object costs O(log n + block size) rather than O(n), and an id finds its block through
-/// a map.
+/// a map. Sort keys are stored by column, integers packed at 8 bytes each.
 ///
 /// Not thread-safe: the controller guards it.
 final class OrderedEntries {
+    /// One sort key's values within a block: packed while every value is an integer.
+    final class KeyColumn {
+        var integers: [Int64] = []
+        var values: [SQLValue]?
+
+        subscript(offset: Int) -> SQLValue {
+            values?[offset] ?? .integer(integers[offset])
+        }
+
+        func insert(_ value: SQLValue, at offset: Int) {
+            if values == nil, case .integer(let integer) = value {
+                integers.insert(integer, at: offset)
+                return
+            }
+            unpack()
+            values?.insert(value, at: offset)
+        }
+
+        func remove(at offset: Int) {
+            if values != nil { values?.remove(at: offset) } else { integers.remove(at: offset) }
+        }
+
+        /// The values from `offset` on, moved out into a new column.
+        func split(at offset: Int) -> KeyColumn {
+            let upper = KeyColumn()
+            if let values {
+                upper.values = Array(values[offset...])
+                self.values?.removeSubrange(offset...)
+            } else {
+                upper.integers = Array(integers[offset...])
+                integers.removeSubrange(offset...)
+            }
+            return upper
+        }
+
+        private func unpack() {
+            guard values == nil else { return }
+            values = integers.map { .integer($0) }
+            integers = []
+        }
+
+        static func make(_ slice: some Collection<SQLValue>) -> KeyColumn {
+            let column = KeyColumn()
+            var integers: [Int64] = []
+            integers.reserveCapacity(slice.count)
+            for value in slice {
+                guard case .integer(let integer) = value else {
+                    column.values = Array(slice)
+                    return column
+                }
+                integers.append(integer)
+            }
+            column.integers = integers
+            return column
+        }
+
+        var bytes: Int {
+            values.map { $0.capacity * MemoryLayout<SQLValue>.stride } ?? integers.capacity * 8
+        }
+    }
+
     final class Block {
         var ids: [Int64] = []
-        /// Keys of all entries, `keyCount` per entry.
-        var keys: [SQLValue] = []
+        var columns: [KeyColumn] = []
         /// Global index of the block's first entry; valid after `reindex()`.
         var start = 0
-        /// Position in `blocks`; valid after `reindex()`.
-        var position = 0
     }
 
     let order: KeyOrder
@@ -33,7 +91,8 @@ final class OrderedEntries {
 
     func contains(_ id: Int64) -> Bool { blockOf[id] != nil }
 
-    /// Replaces everything with `entries`, which must already be in order.
+    /// Replaces everything with entries already in order; `keys` holds `keyCount` values
+    /// per id.
     func load(ids: [Int64], keys: [SQLValue]) {
         blocks = []
         blockOf = Dictionary(minimumCapacity: ids.count)
@@ -43,7 +102,9 @@ final class OrderedEntries {
             let end = min(start + size, ids.count)
             let block = Block()
             block.ids = Array(ids[start..<end])
-            block.keys = Array(keys[(start * keyCount)..<(end * keyCount)])
+            block.columns = (0..<keyCount).map { column in
+                KeyColumn.make(stride(from: start * keyCount + column, to: end * keyCount, by: keyCount).lazy.map { keys[$0] })
+            }
             for id in block.ids { blockOf[id] = block }
             blocks.append(block)
             start = end
@@ -54,7 +115,7 @@ final class OrderedEntries {
     /// The keys of an entry.
     func keys(of id: Int64) -> [SQLValue]? {
         guard let block = blockOf[id], let offset = block.ids.firstIndex(of: id) else { return nil }
-        return Array(block.keys[(offset * keyCount)..<((offset + 1) * keyCount)])
+        return block.columns.map { $0[offset] }
     }
 
     /// The global index of an id, or nil.
@@ -77,12 +138,17 @@ final class OrderedEntries {
     }
 
     /// The ids in order.
-    var allIDs: [Int64] { blocks.flatMap(\.ids) }
+    var allIDs: [Int64] {
+        var result: [Int64] = []
+        result.reserveCapacity(count)
+        for block in blocks { result += block.ids }
+        return result
+    }
 
     func remove(_ id: Int64) {
         guard let block = blockOf.removeValue(forKey: id), let offset = block.ids.firstIndex(of: id) else { return }
         block.ids.remove(at: offset)
-        block.keys.removeSubrange((offset * keyCount)..<((offset + 1) * keyCount))
+        for column in block.columns { column.remove(at: offset) }
         if block.ids.isEmpty, let position = blocks.firstIndex(where: { $0 === block }) {
             blocks.remove(at: position)
         }
@@ -91,53 +157,52 @@ final class OrderedEntries {
 
     func insert(_ id: Int64, keys: [SQLValue]) {
         precondition(keys.count == keyCount, "an entry needs one value per sort key")
-        if blocks.isEmpty { blocks.append(Block()) }
-        let blockPosition = self.blockPosition(for: keys, id: id)
-        let block = blocks[blockPosition]
-        let offset = keys.withUnsafeBufferPointer { newKeys in
-            block.keys.withUnsafeBufferPointer { blockKeys -> Int in
-                var low = 0, high = block.ids.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    let existing = UnsafeBufferPointer(rebasing: blockKeys[(middle * keyCount)..<((middle + 1) * keyCount)])
-                    if order.less(existing, block.ids[middle], newKeys, id) { low = middle + 1 } else { high = middle }
-                }
-                return low
-            }
+        if blocks.isEmpty {
+            let block = Block()
+            block.columns = (0..<keyCount).map { _ in KeyColumn() }
+            blocks.append(block)
         }
-        block.ids.insert(id, at: offset)
-        block.keys.insert(contentsOf: keys, at: offset * keyCount)
+        let position = blockPosition(for: keys, id: id)
+        let block = blocks[position]
+        var low = 0, high = block.ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if storedPrecedes(block, middle, keys, id) { low = middle + 1 } else { high = middle }
+        }
+        block.ids.insert(id, at: low)
+        for (column, value) in zip(block.columns, keys) { column.insert(value, at: low) }
         blockOf[id] = block
-        if block.ids.count > Self.maximumBlockSize { split(block, at: blockPosition) }
+        if block.ids.count > Self.maximumBlockSize { split(block, at: position) }
         indexIsCurrent = false
+    }
+
+    /// Whether the stored entry at `offset` of `block` sorts before (keys, id).
+    private func storedPrecedes(_ block: Block, _ offset: Int, _ keys: [SQLValue], _ id: Int64) -> Bool {
+        for index in 0..<keyCount {
+            let result = KeyOrder.compare(block.columns[index][offset], keys[index], order.collations[index])
+            if result != .orderedSame { return (result == .orderedAscending) == order.ascending[index] }
+        }
+        return block.ids[offset] < id
     }
 
     /// The block an entry with these keys belongs in: the first whose last entry is not
     /// before it (or the last block).
     private func blockPosition(for keys: [SQLValue], id: Int64) -> Int {
-        keys.withUnsafeBufferPointer { newKeys in
-            var low = 0, high = blocks.count - 1
-            while low < high {
-                let middle = (low + high) / 2
-                let block = blocks[middle]
-                let lastOffset = block.ids.count - 1
-                let isBefore = block.keys.withUnsafeBufferPointer { blockKeys in
-                    order.less(UnsafeBufferPointer(rebasing: blockKeys[(lastOffset * keyCount)..<((lastOffset + 1) * keyCount)]),
-                               block.ids[lastOffset], newKeys, id)
-                }
-                if isBefore { low = middle + 1 } else { high = middle }
-            }
-            return low
+        var low = 0, high = blocks.count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            let block = blocks[middle]
+            if storedPrecedes(block, block.ids.count - 1, keys, id) { low = middle + 1 } else { high = middle }
         }
+        return low
     }
 
     private func split(_ block: Block, at position: Int) {
         let half = block.ids.count / 2
         let upper = Block()
         upper.ids = Array(block.ids[half...])
-        upper.keys = Array(block.keys[(half * keyCount)...])
         block.ids.removeSubrange(half...)
-        block.keys.removeSubrange((half * keyCount)...)
+        upper.columns = block.columns.map { $0.split(at: half) }
         for id in upper.ids { blockOf[id] = upper }
         blocks.insert(upper, at: position + 1)
     }
@@ -146,18 +211,19 @@ final class OrderedEntries {
     func reindex() {
         guard !indexIsCurrent else { return }
         var start = 0
-        for (position, block) in blocks.enumerated() {
+        for block in blocks {
             block.start = start
-            block.position = position
             start += block.ids.count
         }
         indexIsCurrent = true
     }
 
-    /// Approximate bytes held, for the benchmark.
+    /// Approximate bytes held: the blocks' arrays and the id map's storage.
     var approximateBytes: Int {
-        let entries = blocks.reduce(0) { $0 + $1.ids.capacity * 8 + $1.keys.capacity * MemoryLayout<SQLValue>.stride }
+        let entries = blocks.reduce(0) { total, block in
+            total + block.ids.capacity * 8 + block.columns.reduce(0) { $0 + $1.bytes + 48 } + 64
+        }
         let map = blockOf.capacity * (MemoryLayout<Int64>.stride + MemoryLayout<Block>.stride) + blockOf.capacity / 8
-        return entries + map + blocks.count * 64
+        return entries + map
     }
 }

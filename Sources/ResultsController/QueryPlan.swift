@@ -39,9 +39,20 @@ struct QueryPlan {
             keyPaths: sortKeys.map(\.keyPath) + (request.predicate?.keyPaths ?? []), root: rootEntity, schema: schema)
     }
 
+    /// The entities whose changes can affect the results.
+    var relevantEntities: Set<String> {
+        Set([rootEntity.name] + relationshipPaths.map(\.entity))
+    }
+
+    /// The request in the controller's order (with the section tie-break).
+    var orderedRequest: FetchRequest {
+        var ordered = request
+        ordered.sortDescriptors = sortKeys
+        return ordered
+    }
+
     var unlimitedRequest: FetchRequest {
-        var unlimited = request
-        unlimited.sortDescriptors = sortKeys
+        var unlimited = orderedRequest
         unlimited.fetchLimit = nil
         unlimited.fetchOffset = 0
         return unlimited

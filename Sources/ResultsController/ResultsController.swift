@@ -17,6 +17,12 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     /// Keys whose change alone is not shown (for example a `displayOrder` that only places
     /// the row): a change to them moves rows but does not report an update.
     public let undisplayedKeys: Set<String>
+    /// Apple's `cacheName`: the computed index is kept in the store under this name and
+    /// reused by a later `performFetch` of the same request (in any process) while the
+    /// history shows no relevant change since.
+    public let cacheName: String?
+    /// Whether the last `performFetch` was served from the cache.
+    public private(set) var lastFetchUsedCache = false
     public weak var delegate: ResultsControllerDelegate?
     /// The index title of a section; default: the first letter of its name, capitalized.
     public var sectionIndexTitle: @Sendable (String) -> String? = { name in name.first.map { String($0).uppercased() } }
@@ -24,6 +30,8 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     public var fetchBatchSize = 20
     /// Whether each reported change carries a snapshot of all ids (O(n) to build).
     public var includesSnapshots = true
+    /// Seconds the last commit took to process, from the event to the batch (query included).
+    public private(set) var lastUpdateSeconds: Double = 0
 
     // The state below is guarded by `lock` (recursive: a delegate may read the controller).
     private let lock = NSRecursiveLock()
@@ -43,7 +51,8 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     /// to-one relationships, and must be what the first sort key orders by). Throws when
     /// the request has no sort key, when the first sort key does not order by the section
     /// key, or when a key path does not fit the schema.
-    public init(store: Store, request: FetchRequest, sectionKeyPath: String? = nil, undisplayedKeys: Set<String> = []) throws {
+    public init(store: Store, request: FetchRequest, sectionKeyPath: String? = nil, undisplayedKeys: Set<String> = [],
+                cacheName: String? = nil) throws {
         guard request.entityName == R.entity.name else {
             throw ResultsControllerError("The request fetches \(request.entityName), but the controller shows \(R.entity.name)")
         }
@@ -51,6 +60,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         self.request = request
         self.sectionKeyPath = sectionKeyPath
         self.undisplayedKeys = undisplayedKeys
+        self.cacheName = cacheName
         self.plan = try QueryPlan(request: request, sectionKeyPath: sectionKeyPath, schema: store.schema)
         self.entries = OrderedEntries(order: plan.order)
         self.sectionList = plan.makeSectionList()
@@ -73,8 +83,44 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         if observation == nil {
             observation = store.observe { [weak self] event in self?.handle(event) }
         }
-        try reload()
+        lastFetchUsedCache = try loadFromCache()
+        if !lastFetchUsedCache {
+            try reload()
+            try saveToCache()
+        }
         hasFetched = true
+    }
+
+    /// Forgets a cache by name.
+    public static func deleteCache(named name: String, in store: Store) throws {
+        try store.deleteCachedValue(named: name)
+    }
+
+    private var cacheFingerprint: String {
+        ResultsCache.fingerprint(request, sortKeys: plan.sortKeys, sectionKeyPath: sectionKeyPath)
+    }
+
+    /// Loads the cached index when it was computed for this request and nothing relevant
+    /// was committed since; false otherwise (a trimmed history included).
+    private func loadFromCache() throws -> Bool {
+        guard let cacheName, let cached = try store.cachedValue(named: cacheName), cached.fingerprint == cacheFingerprint,
+              let decoded = ResultsCache.decode(cached.data, keyCount: plan.keyPaths.count),
+              let history = try? store.history(since: cached.token) else { return false }
+        let relevant = plan.relevantEntities
+        guard !history.contains(where: { !relevant.isDisjoint(with: $0.changes.entityNames) }) else { return false }
+        load(ids: decoded.ids, keys: decoded.keys)
+        lastToken = max(cached.token, history.last?.token ?? cached.token)
+        return true
+    }
+
+    private func saveToCache() throws {
+        guard let cacheName else { return }
+        var keys: [SQLValue] = []
+        keys.reserveCapacity(entries.count * plan.keyPaths.count)
+        let ids = entries.allIDs
+        for id in ids { keys += entries.keys(of: id) ?? [] }
+        try store.setCachedValue(CachedValue(fingerprint: cacheFingerprint, token: lastToken,
+                                             data: ResultsCache.encode(ids: ids, keys: keys)), named: cacheName)
     }
 
     /// Replaces the request (predicate, sort, limit) and reports the difference as a batch.
@@ -98,6 +144,14 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return entries.allIDs
+    }
+
+    /// Bytes the controller holds for its results (ids, sort keys, and the id index),
+    /// approximately: the figure the benchmark reports per result.
+    public var approximateBytes: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries.approximateBytes + sectionList.count * 64
     }
 
     public var numberOfObjects: Int {
@@ -202,6 +256,8 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard hasFetched else { return }
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { lastUpdateSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
         do {
             switch event {
             case .historyGap(let token):
@@ -371,21 +427,26 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
             let token = try context.currentToken()
             var ids: [Int64] = []
             var keys: [SQLValue] = []
-            try context.forEachKeyRow(plan.request, keyPaths: plan.keyPaths) { id, values in
+            try context.forEachKeyRow(plan.orderedRequest, keyPaths: plan.keyPaths) { id, values in
                 ids.append(id)
                 keys.append(contentsOf: values)
             }
             return (ids, keys, token)
         }
+        load(ids: ids, keys: keys)
+        lastToken = max(lastToken, token)
+    }
+
+    private func load(ids: [Int64], keys: [SQLValue]) {
         if entries.order.keyCount != plan.keyPaths.count || plan.sortKeys != currentSortKeys {
             entries = OrderedEntries(order: plan.order)
             sectionList = plan.makeSectionList()
         }
         currentSortKeys = plan.sortKeys
         entries.load(ids: ids, keys: keys)
-        sectionList.load(stride(from: 0, to: keys.count, by: max(1, plan.keyPaths.count)).map { plan.sectionKey(in: Array(keys[$0..<$0 + plan.keyPaths.count])) })
+        let keyCount = max(1, plan.keyPaths.count)
+        sectionList.load(stride(from: 0, to: keys.count, by: keyCount).map { plan.sectionKey(in: Array(keys[$0..<$0 + keyCount])) })
         starts = sectionList.starts
-        lastToken = max(lastToken, token)
         recordCache.removeAll()
     }
 

@@ -33,6 +33,7 @@ enum StoreTables {
     static let migrations = "store_migrations"
     static let history = "store_history"
     static let metadata = "store_metadata"
+    static let cache = "store_cache"
 
     /// Statements that create the bookkeeping tables when they are missing.
     static let create = """
@@ -45,5 +46,10 @@ enum StoreTables {
             changes BLOB NOT NULL);
         CREATE INDEX IF NOT EXISTS store_history_committed_at ON store_history (committed_at);
         CREATE TABLE IF NOT EXISTS store_metadata (key TEXT PRIMARY KEY, value);
+        CREATE TABLE IF NOT EXISTS store_cache (
+            name TEXT PRIMARY KEY,
+            fingerprint TEXT NOT NULL,
+            token INTEGER NOT NULL,
+            data BLOB NOT NULL);
         """
 }

@@ -222,3 +222,42 @@ struct TableModelTests {
         #expect(edited.snapshot.sections.map(\.ids) == after.sections.map(\.ids))
     }
 }
+
+@Suite("The controller's cache")
+struct CacheTests {
+    @Test("A cached index is reused by a later fetch, in another store object too, until a relevant change")
+    func cacheReuse() throws {
+        let testStore = try TestStore()
+        let store = testStore.store
+        try store.write { transaction in
+            for index in 0..<50 { try transaction.inserted(Photo(flickrID: "\(index)", title: "IMG \(index)")) }
+        }
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title", collation: .localizedStandard)])
+        let first = try ResultsController<Photo>(store: store, request: request, cacheName: "photos-by-title")
+        try first.performFetch()
+        #expect(!first.lastFetchUsedCache)
+        let path = testStore.directory.appendingPathComponent("store.sqlite").path
+        let otherStore = try TestSchema.openStore(at: path)
+        let second = try ResultsController<Photo>(store: otherStore, request: request, cacheName: "photos-by-title")
+        try second.performFetch()
+        #expect(second.lastFetchUsedCache)
+        #expect(second.snapshot == first.snapshot)
+        // A change to another entity does not spoil it; a change to photos does.
+        try store.write { try $0.inserted(Photographer(name: "Jane")) }
+        let third = try ResultsController<Photo>(store: otherStore, request: request, cacheName: "photos-by-title")
+        try third.performFetch()
+        #expect(third.lastFetchUsedCache)
+        try store.write { try $0.inserted(Photo(flickrID: "new", title: "IMG 5a")) }
+        let fourth = try ResultsController<Photo>(store: otherStore, request: request, cacheName: "photos-by-title")
+        try fourth.performFetch()
+        #expect(!fourth.lastFetchUsedCache)
+        #expect(fourth.numberOfObjects == 51)
+        // A different request under the same name does not use it.
+        let other = try ResultsController<Photo>(store: store, request: FetchRequest(Photo.self, sortDescriptors: [SortKey("flickrID")]),
+                                                 cacheName: "photos-by-title")
+        try other.performFetch()
+        #expect(!other.lastFetchUsedCache)
+        try ResultsController<Photo>.deleteCache(named: "photos-by-title", in: store)
+        #expect(try store.cachedValue(named: "photos-by-title") == nil)
+    }
+}
