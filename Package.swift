@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Store", targets: ["Store"]),
         .library(name: "Flickr", targets: ["Flickr"]),
         .library(name: "ResultsController", targets: ["ResultsController"]),
+        .library(name: "TopRegionsKit", targets: ["TopRegionsKit"]),
         .executable(name: "topregions-bench", targets: ["topregions-bench"]),
     ],
     targets: [
@@ -19,6 +20,7 @@ let package = Package(
         .target(name: "Store", dependencies: ["CSQLite"]),
         .target(name: "Flickr"),
         .target(name: "ResultsController", dependencies: ["Store"]),
+        .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr"]),
         .executableTarget(
             name: "topregions-bench",
             dependencies: ["Store", "ResultsController", "CSQLite"]
@@ -46,6 +48,10 @@ let package = Package(
         .testTarget(
             name: "ResultsControllerTests",
             dependencies: ["ResultsController", "Store", "StoreTestSupport"]
+        ),
+        .testTarget(
+            name: "TopRegionsKitTests",
+            dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store"]
         ),
         .testTarget(
             name: "StoreTests",

@@ -45,10 +45,14 @@ final class Connection {
         return StoreError(kind, message, resultCode: code.rawValue == 0 ? ResultCode(rawValue: result) : code, sql: sql)
     }
 
+    /// Queries (read-only statements) prepared for running on this connection so far.
+    private(set) var queriesRun = 0
+
     /// A prepared statement for `sql`, kept for reuse. Its bindings are cleared.
     func statement(_ sql: String) throws -> Statement {
         if let cached = statements[sql] {
             cached.reset()
+            if cached.isReadOnly { queriesRun += 1 }
             return cached
         }
         let statement = try Statement(connection: self, sql: sql)
@@ -56,6 +60,7 @@ final class Connection {
         // cache bounded. A statement still in use stays alive through its caller.
         if statements.count >= Self.statementCacheLimit { statements.removeAll(keepingCapacity: true) }
         statements[sql] = statement
+        if statement.isReadOnly { queriesRun += 1 }
         return statement
     }
 

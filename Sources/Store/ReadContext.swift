@@ -89,6 +89,10 @@ public class ReadContext {
         return records
     }
 
+    /// How many queries (read-only statements) this connection has run: compare two
+    /// readings to count the queries a piece of work costs.
+    public var queriesRun: Int { connection.queriesRun }
+
     /// The token of the newest commit this snapshot includes (0 before the first).
     public func currentToken() throws -> Int64 {
         try History.currentToken(on: connection)

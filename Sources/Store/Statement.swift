@@ -4,6 +4,8 @@ import CSQLite
 final class Statement {
     let handle: OpaquePointer
     let sql: String
+    /// The statement only reads (a query).
+    let isReadOnly: Bool
     private unowned let connection: Connection
     /// Column names, shared by every row this statement produces.
     private(set) lazy var columns: RowColumns = {
@@ -19,6 +21,7 @@ final class Statement {
         }
         self.handle = handle
         self.sql = sql
+        self.isReadOnly = sqlite3_stmt_readonly(handle) != 0
         self.connection = connection
     }
 

@@ -58,6 +58,16 @@ public final class Transaction: ReadContext {
         return try write(R.entity, id: id, from: stored, to: try record.storedValues())
     }
 
+    /// Writes the columns of `record` that differ from `previous`, the stored state the
+    /// caller already read (no query is made), and returns the keys that changed.
+    @discardableResult
+    public func update<R: Record>(_ record: R, from previous: R) throws -> Set<String> {
+        guard let id = record.id, previous.id == id else {
+            throw StoreError(.invalidRequest, "update(_:from:) needs the same stored \(R.entity.name) on both sides")
+        }
+        return try write(R.entity, id: id, from: try previous.storedValues(), to: try record.storedValues())
+    }
+
     /// Inserts `record`, or updates the stored record whose `uniqueColumns` hold the same
     /// values (setting `record.id` to it).
     @discardableResult

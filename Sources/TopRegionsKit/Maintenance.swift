@@ -1,0 +1,53 @@
+import Foundation
+import Store
+
+/// What a prune removed.
+public struct PruneResult: Sendable, Equatable {
+    public var photos = 0
+    public var photographers = 0
+    public var places = 0
+    public var regions = 0
+}
+
+extension Gallery {
+    public static let defaultRetention: TimeInterval = 7 * 24 * 3600
+
+    /// Deletes photos downloaded more than `retention` ago, except those in Recents or
+    /// Favorites, then the photographers, places and regions left with no photos, counts
+    /// kept exact, in one transaction.
+    @discardableResult
+    public func prune(olderThan retention: TimeInterval = defaultRetention, now: Date = Date()) throws -> PruneResult {
+        try store.write { transaction in
+            var result = PruneResult()
+            let cutoff = now.addingTimeInterval(-retention).timeIntervalSince1970
+            let doomed = try transaction.rows("""
+                SELECT p.id, p.region_id, p.photographer_id FROM Photo p
+                WHERE p.downloaded < ?
+                  AND NOT EXISTS (SELECT 1 FROM Recent r WHERE r.photo_id = p.id)
+                  AND NOT EXISTS (SELECT 1 FROM Favorite f WHERE f.photo_id = p.id)
+                """, [.real(cutoff)])
+            let memberships = doomed.compactMap { row in
+                row[1].int64.map { RegionCounts.Membership(region: $0, photographer: row[2].int64) }
+            }
+            try RegionCounts.detach(memberships, in: transaction)
+            result.photos = try transaction.delete("Photo", ids: doomed.compactMap { $0[0].int64 })
+            let idle = { (sql: String) in try transaction.rows(sql).compactMap { $0[0].int64 } }
+            result.photographers = try transaction.delete("Photographer", ids: try idle(
+                "SELECT id FROM Photographer g WHERE NOT EXISTS (SELECT 1 FROM Photo p WHERE p.photographer_id = g.id)"))
+            result.places = try transaction.delete("Place", ids: try idle(
+                "SELECT id FROM Place l WHERE NOT EXISTS (SELECT 1 FROM Photo p WHERE p.place_id = l.id)"))
+            result.regions = try transaction.delete("Region", ids: try idle(
+                "SELECT id FROM Region r WHERE NOT EXISTS (SELECT 1 FROM Photo p WHERE p.region_id = r.id) AND NOT EXISTS (SELECT 1 FROM Place l WHERE l.region_id = r.id)"))
+            return result
+        }
+    }
+
+    /// Recomputes every count from the photos and runs SQLite's integrity check: the
+    /// problems found, as sentences (empty when the store is sound).
+    public func check() throws -> [String] {
+        var problems = try store.read { try RegionCounts.check(in: $0) }
+        let integrity = try store.integrityCheck()
+        if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
+        return problems
+    }
+}

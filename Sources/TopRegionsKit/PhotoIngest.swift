@@ -1,0 +1,108 @@
+import Flickr
+import Foundation
+import Store
+
+/// Stores one page of photos in one transaction with a constant number of queries: the
+/// photographers, places and photos already known are found with `IN`, then each row is
+/// written.
+enum PhotoIngest {
+    struct Outcome: Sendable {
+        var new = 0
+        var updated = 0
+        /// Every photo of the page was already stored (a sign to stop paging).
+        var allKnown = true
+    }
+
+    /// `namedThisPass`: photographers whose name this pass already set from a newer page;
+    /// pages come newest first, so an older page does not rename them back.
+    static func store(_ page: [FlickrPhoto], downloadedAt: Date, namedThisPass: inout Set<String>,
+                      in transaction: Transaction) throws -> Outcome {
+        var outcome = Outcome()
+        // Pages shift while paging: the same photo can come twice.
+        var seen = Set<String>()
+        let photos = page.filter { seen.insert($0.id).inserted }
+        guard !photos.isEmpty else { return outcome }
+        let photographers = try upsertPhotographers(photos, namedThisPass: &namedThisPass, in: transaction)
+        let places = try knownPlaces(photos, in: transaction)
+        let existing = try transaction.fetch(PhotoRecord.self, whereColumn: "flickrID", in: photos.map { .text($0.id) })
+        var existingByFlickrID: [String: PhotoRecord] = [:]
+        for record in existing { existingByFlickrID[record.flickrID] = record }
+        var joined: [RegionCounts.Membership] = []
+        for photo in photos {
+            let place = photo.placeID.flatMap { places[$0] }
+            var record = PhotoRecord(
+                flickrID: photo.id, title: PhotoText.title(photo.title, description: photo.description),
+                subtitle: PhotoText.subtitle(photo.title, description: photo.description), photoDescription: photo.description,
+                uploaded: photo.dateUpload, downloaded: downloadedAt, latitude: photo.latitude, longitude: photo.longitude,
+                secret: photo.secret, server: photo.server, farm: photo.farm.map(Int64.init), originalSecret: photo.originalSecret,
+                originalFormat: photo.originalFormat, photographerID: photographers[photo.owner], placeID: place?.id,
+                regionID: place?.status == .resolved ? place?.regionID : nil)
+            if var stored = existingByFlickrID[photo.id] {
+                // Known photo: keep when it was first downloaded and the region it already has.
+                record.id = stored.id
+                record.downloaded = stored.downloaded
+                record.regionID = stored.regionID ?? record.regionID
+                if record.regionID != stored.regionID, let region = record.regionID {
+                    joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
+                }
+                if record.photographerID != stored.photographerID, let region = stored.regionID {
+                    // Cannot happen for one Flickr photo (its owner is fixed); kept exact anyway.
+                    try RegionCounts.detach([RegionCounts.Membership(region: region, photographer: stored.photographerID)], in: transaction)
+                    joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
+                }
+                if try !transaction.update(record, from: stored).isEmpty { outcome.updated += 1 }
+                stored = record
+            } else {
+                outcome.allKnown = false
+                try transaction.insert(&record)
+                outcome.new += 1
+                if let region = record.regionID {
+                    joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
+                }
+            }
+        }
+        try RegionCounts.attach(joined, in: transaction)
+        return outcome
+    }
+
+    /// Photographers by Flickr owner id, inserted or renamed as this page says.
+    private static func upsertPhotographers(_ photos: [FlickrPhoto], namedThisPass: inout Set<String>,
+                                            in transaction: Transaction) throws -> [String: Int64] {
+        var names: [String: String?] = [:]
+        // Photos come newest first: an owner's first name on the page is the newest.
+        for photo in photos where (names[photo.owner] ?? nil) == nil { names[photo.owner] = photo.ownerName }
+        let owners = Array(names.keys)
+        let stored = try transaction.fetch(PhotographerRecord.self, whereColumn: "ownerID", in: owners.map { .text($0) })
+        var byOwner: [String: PhotographerRecord] = [:]
+        for photographer in stored { byOwner[photographer.ownerID] = photographer }
+        var result: [String: Int64] = [:]
+        for owner in owners {
+            let name = (names[owner] ?? nil) ?? byOwner[owner]?.name ?? owner
+            if let existing = byOwner[owner] {
+                if existing.name != name && !namedThisPass.contains(owner) {
+                    var renamed = existing
+                    renamed.name = name
+                    try transaction.update(renamed, from: existing)
+                }
+                result[owner] = existing.id
+            } else {
+                result[owner] = try transaction.inserted(PhotographerRecord(ownerID: owner, name: name)).id
+            }
+            namedThisPass.insert(owner)
+        }
+        return result
+    }
+
+    /// Places by Flickr place id; those not seen before are added as pending.
+    private static func knownPlaces(_ photos: [FlickrPhoto], in transaction: Transaction) throws -> [String: PlaceRecord] {
+        let placeIDs = Array(Set(photos.compactMap(\.placeID)))
+        var places: [String: PlaceRecord] = [:]
+        for place in try transaction.fetch(PlaceRecord.self, whereColumn: "placeID", in: placeIDs.map { .text($0) }) {
+            places[place.placeID] = place
+        }
+        for placeID in placeIDs where places[placeID] == nil {
+            places[placeID] = try transaction.inserted(PlaceRecord(placeID: placeID))
+        }
+        return places
+    }
+}

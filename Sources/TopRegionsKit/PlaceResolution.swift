@@ -1,0 +1,122 @@
+import Flickr
+import Foundation
+import Store
+
+/// Asks Flickr about the places not known yet (each once; permanent failures remembered),
+/// then attaches their waiting photos to the regions found.
+enum PlaceResolution {
+    enum Answer {
+        case region(RegionInfo)
+        case permanentFailure
+        case transientFailure
+    }
+
+    struct Outcome: Sendable {
+        var resolved = 0
+        var failed = 0
+    }
+
+    static func resolvePending(in store: Store, client: FlickrClient, options: SyncOptions) async throws -> Outcome {
+        let pending = try await store.read { context in
+            try context.rows("SELECT placeID FROM Place WHERE status = 'pending' ORDER BY id").compactMap { $0[0].string }
+        }
+        guard !pending.isEmpty else { return Outcome() }
+        let answers = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups)
+        let now = options.now()
+        return try await store.write { transaction in try record(answers, askedAt: now, in: transaction) }
+    }
+
+    /// Asks about every place, a few at a time; failures are answers too.
+    private static func ask(_ placeIDs: [String], client: FlickrClient, concurrency: Int) async -> [String: Answer] {
+        await withTaskGroup(of: (String, Answer).self) { group in
+            var answers: [String: Answer] = [:]
+            var next = placeIDs.makeIterator()
+            func addNext() -> Bool {
+                guard let placeID = next.next() else { return false }
+                group.addTask {
+                    do {
+                        return (placeID, .region(try await client.placeInfo(placeID).regionInfo))
+                    } catch let error as FlickrError where error.isPermanentForPlace {
+                        return (placeID, .permanentFailure)
+                    } catch {
+                        return (placeID, .transientFailure)
+                    }
+                }
+                return true
+            }
+            for _ in 0..<max(1, concurrency) where addNext() {}
+            while let (placeID, answer) = await group.next() {
+                answers[placeID] = answer
+                _ = addNext()
+            }
+            return answers
+        }
+    }
+
+    private static func record(_ answers: [String: Answer], askedAt: Date, in transaction: Transaction) throws -> Outcome {
+        var outcome = Outcome()
+        let places = try transaction.fetch(PlaceRecord.self, whereColumn: "placeID", in: answers.keys.map { .text($0) })
+        // Regions by their Flickr place id, created or renamed as Flickr says.
+        var regionInfos: [String: (name: String, country: String?)] = [:]
+        for case .region(.region(let id, let name, let country)) in answers.values { regionInfos[id] = (name, country) }
+        let regions = try upsertRegions(regionInfos, in: transaction)
+        var attach: [Int64: Int64] = [:]  // place row id → region row id
+        for stored in places {
+            var place = stored
+            switch answers[place.placeID] {
+            case .region(.region(let id, _, _)):
+                place.status = .resolved
+                place.regionID = regions[id]
+                if let region = regions[id], let placeRow = place.id { attach[placeRow] = region }
+                outcome.resolved += 1
+            case .region(.noRegion):
+                place.status = .noRegion
+                outcome.resolved += 1
+            case .permanentFailure:
+                place.status = .failed
+                outcome.failed += 1
+            case .transientFailure, nil:
+                continue
+            }
+            place.askedAt = askedAt
+            try transaction.update(place, from: stored)
+        }
+        try attachWaitingPhotos(attach, in: transaction)
+        return outcome
+    }
+
+    private static func upsertRegions(_ infos: [String: (name: String, country: String?)], in transaction: Transaction) throws -> [String: Int64] {
+        var result: [String: Int64] = [:]
+        let existing = try transaction.fetch(RegionRecord.self, whereColumn: "placeID", in: infos.keys.map { .text($0) })
+        var byPlace: [String: RegionRecord] = [:]
+        for region in existing { byPlace[region.placeID] = region }
+        for (placeID, info) in infos {
+            if let stored = byPlace[placeID] {
+                var region = stored
+                region.name = info.name
+                region.country = info.country
+                try transaction.update(region, from: stored)
+                result[placeID] = region.id
+            } else {
+                result[placeID] = try transaction.inserted(RegionRecord(placeID: placeID, name: info.name, country: info.country)).id
+            }
+        }
+        return result
+    }
+
+    /// Photos that waited for their place now join its region, counts included.
+    private static func attachWaitingPhotos(_ regionOfPlace: [Int64: Int64], in transaction: Transaction) throws {
+        guard !regionOfPlace.isEmpty else { return }
+        var memberships: [RegionCounts.Membership] = []
+        for chunk in Array(regionOfPlace.keys).chunked(400) {
+            let sql = "SELECT id, place_id, photographer_id FROM Photo WHERE region_id IS NULL AND place_id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
+            for row in try transaction.rows(sql, chunk.map { .integer($0) }) {
+                guard let photo = row[0].int64, let place = row[1].int64, let region = regionOfPlace[place] else { continue }
+                try transaction.execute("UPDATE Photo SET region_id = ? WHERE id = ?", [.integer(region), .integer(photo)])
+                transaction.recordChanges("Photo", updated: [photo: ["region"]])
+                memberships.append(RegionCounts.Membership(region: region, photographer: row[2].int64))
+            }
+        }
+        try RegionCounts.attach(memberships, in: transaction)
+    }
+}

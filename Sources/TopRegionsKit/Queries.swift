@@ -1,0 +1,141 @@
+import Flickr
+import Foundation
+import ResultsController
+import Store
+
+/// A row of the top-regions list.
+public struct RegionSummary: Sendable, Equatable {
+    public var id: Int64
+    /// The region's Flickr place id: its identity.
+    public var placeID: String
+    public var name: String
+    public var country: String?
+    public var photographers: Int
+    public var photos: Int
+}
+
+/// A photo as the lists and the detail view show it.
+public struct PhotoSummary: Sendable, Equatable {
+    public var id: Int64
+    public var flickrID: String
+    public var title: String
+    public var subtitle: String
+    public var photographer: String?
+    public var uploaded: Date?
+    public var thumbnailURL: URL?
+    public var imageURL: URL?
+    public var region: String?
+    public var regionPlaceID: String?
+    public var country: String?
+    public var latitude: Double?
+    public var longitude: Double?
+}
+
+extension Gallery {
+    public static let topRegionsLimit = 50
+
+    // MARK: Requests (for plain fetches and results controllers alike)
+
+    /// The regions with the most distinct photographers, then by name, then by place id;
+    /// only regions with photos and a known name.
+    public static func topRegionsRequest(limit: Int = topRegionsLimit, byCountry: Bool = false) -> FetchRequest {
+        var sort = [SortKey("photographerCount", ascending: false), SortKey("name", collation: .localizedStandard), SortKey("placeID")]
+        if byCountry { sort.insert(SortKey("country", collation: .localizedStandard), at: 0) }
+        return FetchRequest(RegionRecord.self, predicate: Key("photoCount") > 0 && Key("name") != "", sortDescriptors: sort,
+                            fetchLimit: byCountry ? nil : limit)
+    }
+
+    /// The photos of a region, by title as the Finder sorts, then by Flickr id as a number.
+    public static func regionPhotosRequest(regionID: Int64, byPhotographer: Bool = false) -> FetchRequest {
+        var sort = [SortKey("title", collation: .localizedStandard), SortKey("flickrNumber")]
+        if byPhotographer { sort.insert(SortKey("photographer.name", collation: .localizedStandard), at: 0) }
+        return FetchRequest(PhotoRecord.self, predicate: Key("region") == regionID, sortDescriptors: sort)
+    }
+
+    public static let recentsLimit = 20
+
+    /// Recents, most recently viewed first.
+    public static var recentsRequest: FetchRequest {
+        FetchRequest(PhotoRecord.self, predicate: Key("recent").isNotNull,
+                     sortDescriptors: [SortKey("recent.lastViewed", ascending: false)], fetchLimit: recentsLimit)
+    }
+
+    /// Favorites in the user's order.
+    public static var favoritesRequest: FetchRequest {
+        FetchRequest(PhotoRecord.self, predicate: Key("favorite").isNotNull, sortDescriptors: [SortKey("favorite.displayOrder")])
+    }
+
+    // MARK: Plain fetches
+
+    public func topRegions(limit: Int = topRegionsLimit) throws -> [RegionSummary] {
+        try store.read { try $0.fetch(Self.topRegionsRequest(limit: limit), as: RegionRecord.self) }.map(RegionSummary.init)
+    }
+
+    /// The regions called `nameOrID`: its place id, or every region with that name.
+    public func regions(matching nameOrID: String) throws -> [RegionRecord] {
+        try store.read { context in
+            let byID = try context.fetch(RegionRecord.self, where: Key("placeID") == nameOrID)
+            if !byID.isEmpty { return byID }
+            return try context.fetch(RegionRecord.self, where: Key("name") == nameOrID || Key("name").beginsWith(nameOrID + ","),
+                                     sortedBy: [SortKey("placeID")])
+        }
+    }
+
+    public func photos(inRegion regionID: Int64, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoSummary] {
+        let records = try store.read { try $0.fetch(Self.regionPhotosRequest(regionID: regionID), as: PhotoRecord.self) }
+        return try summaries(records, imageBase: imageBase)
+    }
+
+    public func photo(flickrID: String, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> PhotoSummary? {
+        guard let record = try store.read({ try $0.fetch(PhotoRecord.self, where: Key("flickrID") == flickrID).first }) else { return nil }
+        return try summaries([record], imageBase: imageBase).first
+    }
+
+    /// Summaries for records, with their photographers and regions read in one query each.
+    public func summaries(_ records: [PhotoRecord], imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoSummary] {
+        let (photographers, regions) = try store.read { context in
+            (try context.fetch(PhotographerRecord.self, ids: Set(records.compactMap(\.photographerID))),
+             try context.fetch(RegionRecord.self, ids: Set(records.compactMap(\.regionID))))
+        }
+        let photographerNames = Dictionary(photographers.compactMap { record in record.id.map { ($0, record.name) } }, uniquingKeysWith: { first, _ in first })
+        let regionByID = Dictionary(regions.compactMap { record in record.id.map { ($0, record) } }, uniquingKeysWith: { first, _ in first })
+        return records.map { record in
+            let flickr = FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server,
+                                     originalSecret: record.originalSecret, originalFormat: record.originalFormat)
+            let region = record.regionID.flatMap { regionByID[$0] }
+            return PhotoSummary(id: record.id ?? 0, flickrID: record.flickrID, title: record.title, subtitle: record.subtitle,
+                                photographer: record.photographerID.flatMap { photographerNames[$0] }, uploaded: record.uploaded,
+                                thumbnailURL: flickr.imageURL(.square, base: imageBase), imageURL: flickr.imageURL(.large, base: imageBase),
+                                region: region?.name, regionPlaceID: region?.placeID, country: region?.country,
+                                latitude: record.latitude, longitude: record.longitude)
+        }
+    }
+
+    // MARK: Results controllers
+
+    public func topRegionsController(limit: Int = topRegionsLimit, byCountry: Bool = false) throws -> ResultsController<RegionRecord> {
+        try ResultsController(store: store, request: Self.topRegionsRequest(limit: limit, byCountry: byCountry),
+                              sectionKeyPath: byCountry ? "country" : nil)
+    }
+
+    public func regionPhotosController(regionID: Int64, byPhotographer: Bool = false) throws -> ResultsController<PhotoRecord> {
+        try ResultsController(store: store, request: Self.regionPhotosRequest(regionID: regionID, byPhotographer: byPhotographer),
+                              sectionKeyPath: byPhotographer ? "photographer.name" : nil)
+    }
+
+    public func recentsController() throws -> ResultsController<PhotoRecord> {
+        try ResultsController(store: store, request: Self.recentsRequest)
+    }
+
+    /// Favorites; a change of `displayOrder` alone is a move, never an update.
+    public func favoritesController() throws -> ResultsController<PhotoRecord> {
+        try ResultsController(store: store, request: Self.favoritesRequest, undisplayedKeys: ["favorite.displayOrder", "favorite"])
+    }
+}
+
+extension RegionSummary {
+    init(_ record: RegionRecord) {
+        self.init(id: record.id ?? 0, placeID: record.placeID, name: record.name, country: record.country,
+                  photographers: Int(record.photographerCount), photos: Int(record.photoCount))
+    }
+}

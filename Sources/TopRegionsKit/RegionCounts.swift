@@ -1,0 +1,111 @@
+import Store
+
+/// Keeps `Region.photoCount`, `Region.photographerCount` and the per-region photographer
+/// links exact as photos gain or lose their region, in the caller's transaction, with a
+/// constant number of queries per batch.
+enum RegionCounts {
+    /// A photo's region and photographer, the two things the counts depend on.
+    struct Membership: Hashable {
+        var region: Int64
+        var photographer: Int64?
+    }
+
+    /// Photos joined their regions.
+    static func attach(_ memberships: [Membership], in transaction: Transaction) throws {
+        try adjust(memberships, by: 1, in: transaction)
+    }
+
+    /// Photos left their regions (pruned, or moved).
+    static func detach(_ memberships: [Membership], in transaction: Transaction) throws {
+        try adjust(memberships, by: -1, in: transaction)
+    }
+
+    private static func adjust(_ memberships: [Membership], by sign: Int64, in transaction: Transaction) throws {
+        guard !memberships.isEmpty else { return }
+        var photosPerRegion: [Int64: Int64] = [:]
+        var photosPerLink: [Membership: Int64] = [:]
+        for membership in memberships {
+            photosPerRegion[membership.region, default: 0] += sign
+            if membership.photographer != nil { photosPerLink[membership, default: 0] += sign }
+        }
+        // The links of the regions involved, in one query per few hundred regions.
+        var links: [Membership: (id: Int64, count: Int64)] = [:]
+        for chunk in Array(photosPerRegion.keys).chunked(400) {
+            let sql = "SELECT id, region_id, photographer_id, photoCount FROM RegionPhotographer WHERE region_id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
+            for row in try transaction.rows(sql, chunk.map { .integer($0) }) {
+                guard let id = row[0].int64, let region = row[1].int64 else { continue }
+                links[Membership(region: region, photographer: row[2].int64)] = (id, row[3].int64 ?? 0)
+            }
+        }
+        var photographersPerRegion: [Int64: Int64] = [:]
+        for (link, delta) in photosPerLink {
+            let before = links[link]?.count ?? 0
+            let after = before + delta
+            if let existing = links[link] {
+                if after <= 0 {
+                    try transaction.execute("DELETE FROM RegionPhotographer WHERE id = ?", [.integer(existing.id)])
+                    transaction.recordChanges("RegionPhotographer", deleted: [existing.id])
+                } else {
+                    try transaction.execute("UPDATE RegionPhotographer SET photoCount = ? WHERE id = ?", [.integer(after), .integer(existing.id)])
+                    transaction.recordChanges("RegionPhotographer", updated: [existing.id: ["photoCount"]])
+                }
+            } else if after > 0 {
+                try transaction.execute("INSERT INTO RegionPhotographer (region_id, photographer_id, photoCount) VALUES (?, ?, ?)",
+                                        [.integer(link.region), link.photographer.map { .integer($0) } ?? .null, .integer(after)])
+                let id = try transaction.scalar("SELECT last_insert_rowid()")?.int64 ?? 0
+                transaction.recordChanges("RegionPhotographer", inserted: [id])
+            }
+            if before <= 0 && after > 0 { photographersPerRegion[link.region, default: 0] += 1 }
+            if before > 0 && after <= 0 { photographersPerRegion[link.region, default: 0] -= 1 }
+        }
+        for (region, photoDelta) in photosPerRegion {
+            let photographerDelta = photographersPerRegion[region] ?? 0
+            try transaction.execute("UPDATE Region SET photoCount = photoCount + ?, photographerCount = photographerCount + ? WHERE id = ?",
+                                    [.integer(photoDelta), .integer(photographerDelta), .integer(region)])
+            var keys: Set<String> = ["photoCount", "photos"]
+            if photographerDelta != 0 { keys.insert("photographerCount") }
+            transaction.recordChanges("Region", updated: [region: keys])
+        }
+    }
+
+    /// Counts recomputed from the photos, compared with the stored ones: the mismatches, as
+    /// sentences (empty when all agree).
+    static func check(in context: ReadContext) throws -> [String] {
+        var problems: [String] = []
+        let actual = try context.rows("""
+            SELECT r.id, r.placeID, r.photoCount, r.photographerCount,
+                   (SELECT count(*) FROM Photo p WHERE p.region_id = r.id),
+                   (SELECT count(DISTINCT p.photographer_id) FROM Photo p WHERE p.region_id = r.id AND p.photographer_id IS NOT NULL)
+            FROM Region r
+            """)
+        for row in actual {
+            let place = row[1].string ?? "?"
+            if row[2].int64 != row[4].int64 {
+                problems.append("region \(place): photoCount is \(row[2].int64 ?? -1), but it has \(row[4].int64 ?? -1) photos")
+            }
+            if row[3].int64 != row[5].int64 {
+                problems.append("region \(place): photographerCount is \(row[3].int64 ?? -1), but \(row[5].int64 ?? -1) photographers took its photos")
+            }
+        }
+        let links = try context.rows("""
+            SELECT l.region_id, l.photographer_id, l.photoCount,
+                   (SELECT count(*) FROM Photo p WHERE p.region_id = l.region_id AND p.photographer_id = l.photographer_id)
+            FROM RegionPhotographer l
+            """)
+        for row in links where row[2].int64 != row[3].int64 {
+            problems.append("region \(row[0].int64 ?? -1), photographer \(row[1].int64 ?? -1): link says \(row[2].int64 ?? -1) photos, there are \(row[3].int64 ?? -1)")
+        }
+        let missing = try context.scalar("""
+            SELECT count(*) FROM (SELECT DISTINCT region_id, photographer_id FROM Photo WHERE region_id IS NOT NULL AND photographer_id IS NOT NULL) pairs
+            WHERE NOT EXISTS (SELECT 1 FROM RegionPhotographer l WHERE l.region_id = pairs.region_id AND l.photographer_id = pairs.photographer_id)
+            """)?.int64 ?? 0
+        if missing > 0 { problems.append("\(missing) region/photographer pairs have photos but no link") }
+        return problems
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}

@@ -1,0 +1,132 @@
+import Flickr
+import Foundation
+import Store
+
+/// Square thumbnails (75×75), downloaded the first time one is asked for and kept in the
+/// store; concurrent requests for one photo share one download.
+public actor ThumbnailLoader {
+    private let gallery: Gallery
+    private let client: FlickrClient
+    private var inFlight: [Int64: Task<Data, Error>] = [:]
+    /// Downloads that have hit the network, for tests and reports.
+    public private(set) var downloads = 0
+
+    public init(gallery: Gallery, client: FlickrClient) {
+        self.gallery = gallery
+        self.client = client
+    }
+
+    public func thumbnail(photoID: Int64) async throws -> Data {
+        if let stored = try await gallery.store.read({ context in
+            try context.rows("SELECT bytes FROM Thumbnail WHERE photo_id = ?", [.integer(photoID)]).first?.optionalBytes("bytes")
+        }) {
+            return Data(stored)
+        }
+        if let running = inFlight[photoID] { return try await running.value }
+        let task = Task { try await download(photoID: photoID) }
+        inFlight[photoID] = task
+        defer { inFlight[photoID] = nil }
+        return try await task.value
+    }
+
+    private func download(photoID: Int64) async throws -> Data {
+        guard let record = try await gallery.store.read({ try $0.fetchOne(PhotoRecord.self, id: photoID) }) else {
+            throw GalleryError("There is no photo with id \(photoID)")
+        }
+        let photo = FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server)
+        downloads += 1
+        let bytes = try await client.image(of: photo, size: .square)
+        try await gallery.store.write { transaction in
+            var thumbnail = ThumbnailRecord(bytes: [UInt8](bytes), fetchedAt: Date(), photoID: photoID)
+            try transaction.upsert(&thumbnail, matching: ["photo_id"])
+        }
+        return bytes
+    }
+}
+
+struct ThumbnailRecord: Record {
+    static let entity = TopRegionsSchema.thumbnail
+    var id: Int64?
+    var bytes: [UInt8]
+    var fetchedAt: Date
+    var photoID: Int64?
+
+    init(bytes: [UInt8], fetchedAt: Date, photoID: Int64?) {
+        self.bytes = bytes
+        self.fetchedAt = fetchedAt
+        self.photoID = photoID
+    }
+
+    init(row: Row) throws {
+        id = try row.int64("id")
+        bytes = row.optionalBytes("bytes") ?? []
+        fetchedAt = Date(timeIntervalSince1970: try row.double("fetchedAt"))
+        photoID = row.optionalInt64("photo_id")
+    }
+
+    func encode(to container: inout RecordContainer) {
+        container["bytes"] = bytes
+        container["fetchedAt"] = fetchedAt
+        container["photo_id"] = photoID
+    }
+}
+
+/// Full-size images as files in a cache directory, never in the store: bounded in bytes
+/// (default 50 MB), least recently used dropped first, file names made only of the photo's
+/// id digits and the size letter, so no name can leave the directory.
+public struct ImageCache: Sendable {
+    public let directory: URL
+    public let maximumBytes: Int
+
+    public init(directory: URL, maximumBytes: Int = 50 * 1024 * 1024) throws {
+        self.directory = directory
+        self.maximumBytes = maximumBytes
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The file for a photo id; throws for an id that is not a Flickr id (digits).
+    public func fileURL(flickrID: String, size: PhotoSize) throws -> URL {
+        guard !flickrID.isEmpty, flickrID.count <= 32, flickrID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw GalleryError("\"\(flickrID)\" is not a Flickr photo id (digits only)")
+        }
+        return directory.appendingPathComponent("\(flickrID)_\(size.rawValue).img")
+    }
+
+    /// The cached bytes, marking them used; nil when not cached.
+    public func data(flickrID: String, size: PhotoSize) throws -> Data? {
+        let url = try fileURL(flickrID: flickrID, size: size)
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: url.path)
+        return data
+    }
+
+    /// Keeps the bytes, then drops the least recently used files until the total fits.
+    public func store(_ data: Data, flickrID: String, size: PhotoSize) throws {
+        let url = try fileURL(flickrID: flickrID, size: size)
+        try data.write(to: url, options: .atomic)
+        try evict()
+    }
+
+    public var totalBytes: Int {
+        files().reduce(0) { $0 + $1.size }
+    }
+
+    private func files() -> [(url: URL, size: Int, used: Date)] {
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
+        let urls = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: keys)) ?? []
+        return urls.filter { $0.pathExtension == "img" }.compactMap { url in
+            let values = try? url.resourceValues(forKeys: Set(keys))
+            return (url, values?.fileSize ?? 0, values?.contentModificationDate ?? .distantPast)
+        }
+    }
+
+    private func evict() throws {
+        var entries = files().sorted { $0.used < $1.used }
+        var total = entries.reduce(0) { $0 + $1.size }
+        while total > maximumBytes, !entries.isEmpty {
+            let oldest = entries.removeFirst()
+            try? FileManager.default.removeItem(at: oldest.url)
+            total -= oldest.size
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Flickr
+import FlickrTestSupport
+import Foundation
+import ResultsController
+import Store
+import Testing
+@testable import TopRegionsKit
+
+/// A gallery in a temporary directory.
+final class TestGallery {
+    let directory: URL
+    let gallery: Gallery
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        gallery = try Gallery(path: directory.appendingPathComponent("store.sqlite").path)
+    }
+
+    deinit {
+        gallery.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+func sampleClient() throws -> FlickrClient {
+    FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: Expected.directory))
+}
+
+func serverClient(_ server: FlickrTestServer, format: ResponseFormat = .json, attempts: Int = 2) -> FlickrClient {
+    var configuration = FlickrConfiguration(endpoint: server.endpoint, apiKey: nil, format: format, imageBase: server.imageBase)
+    configuration.retry = RetryPolicy(maximumAttempts: attempts, baseDelay: 0.01, maximumDelay: 0.05)
+    return FlickrClient(configuration: configuration)
+}
+
+@Suite("Sync and top regions", .serialized)
+struct SyncTests {
+    @Test("A sync of SampleData gives the top regions computed independently from the responses")
+    func topRegionsFromSampleData() async throws {
+        let test = try TestGallery()
+        let result = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 8, perPage: 500))
+        #expect(result.outcome == .newData)
+        let expected = try Expected.topRegions()
+        let actual = try test.gallery.topRegions()
+        #expect(actual.map(\.placeID) == expected.map(\.placeID))
+        #expect(actual.map(\.photographers) == expected.map(\.photographers.count))
+        #expect(actual.map(\.photos) == expected.map(\.photos.count))
+        #expect(actual.map(\.name) == expected.map(\.name))
+        #expect(try test.gallery.check().isEmpty)
+        // Photos whose region is unknown (no place, a country place, a failing place) are in
+        // no region.
+        let placed = try Expected.regions().values.reduce(0) { $0 + $1.photos.count }
+        let attached = try await test.gallery.store.read { try $0.scalar("SELECT count(*) FROM Photo WHERE region_id IS NOT NULL")?.int64 }
+        #expect(attached == Int64(placed))
+    }
+
+    @Test("The same over HTTP from the test server, in JSON and in XML", arguments: ResponseFormat.allCases)
+    func topRegionsOverHTTP(format: ResponseFormat) async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        _ = try await test.gallery.sync(client: serverClient(server, format: format), options: SyncOptions(pages: 10, perPage: 250))
+        let expected = try Expected.topRegions()
+        #expect(try test.gallery.topRegions().map(\.placeID) == expected.map(\.placeID))
+        // Each place was asked once.
+        let lookups = try await server.requests().filter { $0.method == "flickr.places.getInfo" }
+        #expect(lookups.count == Set(lookups.compactMap { $0.query["place_id"] }).count)
+    }
+
+    @Test("Photos in a region: sorted as the Finder sorts titles, then by id as a number, with the title rules")
+    func regionPhotos() async throws {
+        let test = try TestGallery()
+        _ = try await test.gallery.sync(client: try sampleClient())
+        let region = try #require(try test.gallery.topRegions().first)
+        let photos = try test.gallery.photos(inRegion: region.id)
+        let expectedIDs = try Expected.regions()[region.placeID]?.photos ?? []
+        #expect(Set(photos.map(\.flickrID)) == expectedIDs)
+        let rawByID = Dictionary(try Expected.photos().map { ("\($0["id"] ?? "")", $0) }, uniquingKeysWith: { first, _ in first })
+        for photo in photos {
+            #expect(photo.title == Expected.title(rawByID[photo.flickrID] ?? [:]))
+        }
+        for (left, right) in zip(photos, photos.dropFirst()) {
+            let order = Collation.localizedStandard.compare(left.title, right.title)
+            #expect(order == .orderedAscending || (order == .orderedSame && (Int64(left.flickrID) ?? 0) < (Int64(right.flickrID) ?? 0)))
+        }
+        #expect(photos.allSatisfy { $0.thumbnailURL?.absoluteString.hasSuffix("_s.jpg") == true })
+    }
+
+    @Test("Syncing the same responses twice changes nothing the second time")
+    func idempotent() async throws {
+        let test = try TestGallery()
+        let client = try sampleClient()
+        _ = try await test.gallery.sync(client: client)
+        let token = try test.gallery.store.currentToken()
+        let second = try await test.gallery.sync(client: client)
+        #expect(second.outcome == .noData)
+        #expect(second.photosNew == 0 && second.photosUpdated == 0)
+        let entries = try test.gallery.store.history(since: token)
+        #expect(entries.isEmpty, "no history entry, but: \(entries.map { $0.changes.entityNames })")
+
+    }
+
+    @Test("Each page costs the same number of queries, whatever its size")
+    func constantQueriesPerPage() async throws {
+        let test = try TestGallery()
+        let page = try await sampleClient().recentGeotaggedPhotos(page: 1, perPage: 500).photos
+        func queries(_ photos: [FlickrPhoto]) throws -> Int {
+            try test.gallery.store.write { transaction in
+                let before = transaction.queriesRun
+                var named = Set<String>()
+                _ = try PhotoIngest.store(photos, downloadedAt: Date(), namedThisPass: &named, in: transaction)
+                return transaction.queriesRun - before
+            }
+        }
+        let small = try queries(Array(page[0..<20]))
+        let large = try queries(Array(page[100..<500]))
+        #expect(small == large, "\(small) queries for 20 photos, \(large) for 400")
+    }
+
+    @Test("A photographer's changed display name is an update; within one pass the newest page's name wins")
+    func renamedPhotographer() async throws {
+        let test = try TestGallery()
+        func ingest(_ names: [String]) throws -> ChangeSet {
+            try test.gallery.store.write { transaction in
+                var named = Set<String>()
+                for (index, name) in names.enumerated() {
+                    let photo = FlickrPhoto(id: "\(100 + index)", owner: "12345@N01", ownerName: name, title: "t")
+                    _ = try PhotoIngest.store([photo], downloadedAt: Date(), namedThisPass: &named, in: transaction)
+                }
+                return transaction.changes
+            }
+        }
+        _ = try ingest(["Sam Lee"])
+        let renamed = try ingest(["Samantha Lee", "Sam Lee (older page)"])
+        let photographers = try await test.gallery.store.read { try $0.fetch(PhotographerRecord.self) }
+        let photographer = try #require(photographers.first)
+        #expect(photographer.name == "Samantha Lee")
+        #expect(renamed["Photographer"].updated[photographer.id ?? -1]?.contains("name") == true)
+    }
+
+    @Test("A page that fails to decode commits nothing of itself; earlier pages stay; the next pass completes")
+    func partialFailure() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        try await server.addFault(["method": "flickr.photos.search", "page": 2, "malformed": true, "times": 1])
+        let failed = try await test.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 5, perPage: 100))
+        #expect(failed.outcome == .failed)
+        #expect(failed.error?.contains("page 2") == true)
+        let afterFailure = try await test.gallery.store.read { try $0.count(FetchRequest(PhotoRecord.self)) }
+        #expect(afterFailure == 100)
+        let second = try await test.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 5, perPage: 100))
+        #expect(second.outcome == .newData)
+        #expect(try await test.gallery.store.read { try $0.count(FetchRequest(PhotoRecord.self)) } > 400)
+        #expect(try test.gallery.check().isEmpty)
+    }
+
+    @Test("Places are asked once; a permanent failure is not asked again; a transient one is retried next pass")
+    func placeLookups() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        let transientPlace = try #require(try Expected.photos().compactMap { $0["place_id"] as? String }.first { !$0.isEmpty })
+        try await server.addFault(["method": "flickr.places.getInfo", "place_id": transientPlace, "status": 503, "times": -1])
+        let first = try await test.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 3, perPage: 500))
+        #expect(first.placesPending == 1)
+        #expect(first.placesFailed == 1, "the sample's unknown place fails permanently")
+        try await server.clearFaults()
+        try await server.clearRequests()
+        let second = try await test.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 3, perPage: 500))
+        let lookups = try await server.requests().filter { $0.method == "flickr.places.getInfo" }
+        #expect(lookups.map { $0.query["place_id"] } == [transientPlace])
+        #expect(second.placesPending == 0 && second.placesResolved == 1)
+        #expect(try test.gallery.check().isEmpty)
+    }
+
+    @Test("A second sync while one runs is refused with the holder's pid")
+    func oneSyncAtATime() async throws {
+        let test = try TestGallery()
+        let lock = try SyncLock.acquire(for: test.gallery.store, wait: false)
+        await #expect { try await test.gallery.sync(client: try sampleClient()) } throws: { error in
+            (error as? SyncLock.Busy)?.pid == getpid()
+        }
+        #expect(SyncLock.holder(of: test.gallery.store) == getpid())
+        lock.release()
+        #expect(SyncLock.holder(of: test.gallery.store) == nil)
+        _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 50))
+    }
+}
