@@ -1,0 +1,182 @@
+import Flickr
+import FlickrTestSupport
+import Foundation
+import ResultsController
+import Store
+import Testing
+@testable import TopRegionsKit
+
+/// Records batches from a controller.
+final class BatchLog: ResultsControllerDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [ChangeBatch] = []
+    var batches: [ChangeBatch] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+    func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
+        lock.lock()
+        storage.append(change.batch)
+        lock.unlock()
+    }
+}
+
+@Suite("Recents, Favorites, thumbnails, images, pruning and the counts check", .serialized)
+struct UserListsTests {
+    let test: TestGallery
+
+    init() async throws {
+        test = try TestGallery()
+        _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 2, perPage: 100))
+    }
+
+    private func photoIDs(_ count: Int) async throws -> [Int64] {
+        try await test.gallery.store.read { try $0.fetchIDs(FetchRequest(PhotoRecord.self, sortDescriptors: [SortKey("id")], fetchLimit: count)) }
+    }
+
+    @Test("Recents: at most 20, newest first, each photo once; viewing again moves it to the top")
+    func recents() async throws {
+        let ids = try await photoIDs(25)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for (offset, id) in ids.prefix(21).enumerated() {
+            try test.gallery.recordView(photoID: id, at: start.addingTimeInterval(Double(offset)))
+        }
+        var recents = try test.gallery.recents()
+        #expect(recents.count == 20)
+        #expect(recents.map { $0.photo.id } == ids[1..<21].reversed().map { Optional($0) }, "the oldest was pushed out")
+        try test.gallery.recordView(photoID: ids[5], at: start.addingTimeInterval(100))
+        recents = try test.gallery.recents()
+        #expect(recents.count == 20)
+        #expect(recents.first?.photo.id == ids[5])
+        #expect(Set(recents.compactMap(\.photo.id)).count == 20)
+        #expect { try test.gallery.recordView(photoID: 999_999) } throws: { "\($0)".contains("no photo") }
+    }
+
+    @Test("The recents controller moves a photo to the top when it is viewed again")
+    func recentsController() async throws {
+        let ids = try await photoIDs(3)
+        for (offset, id) in ids.enumerated() { try test.gallery.recordView(photoID: id, at: Date(timeIntervalSince1970: Double(offset))) }
+        let controller = try test.gallery.recentsController()
+        let log = BatchLog()
+        controller.delegate = log
+        try controller.performFetch()
+        #expect(controller.fetchedIDs == ids.reversed())
+        try test.gallery.recordView(photoID: ids[0], at: Date(timeIntervalSince1970: 10))
+        #expect(log.batches.last?.moves.map(\.id) == [ids[0]])
+        #expect(controller.fetchedIDs.first == ids[0])
+    }
+
+    @Test("Favorites: add, remove, move renumbering only the rows between; one move reported; user-driven moves are silent")
+    func favorites() async throws {
+        let ids = try await photoIDs(6)
+        for id in ids { try test.gallery.addFavorite(photoID: id) }
+        try test.gallery.addFavorite(photoID: ids[0])  // already there: no change
+        #expect(try test.gallery.favorites().compactMap(\.id) == ids)
+        let watching = try test.gallery.favoritesController()
+        let mine = try test.gallery.favoritesController()
+        let watchLog = BatchLog(), myLog = BatchLog()
+        watching.delegate = watchLog
+        mine.delegate = myLog
+        try watching.performFetch()
+        try mine.performFetch()
+        let tokenBefore = try test.gallery.store.currentToken()
+        try test.gallery.moveFavorite(from: 1, to: 4)
+        var expected = ids
+        expected.insert(expected.remove(at: 1), at: 4)
+        #expect(try test.gallery.favorites().compactMap(\.id) == expected)
+        let changed = try test.gallery.store.history(since: tokenBefore).first?.changes["Favorite"].updated.count
+        #expect(changed == 4, "only the rows between 1 and 4 are renumbered")
+        #expect(watchLog.batches.count == 1)
+        #expect(watchLog.batches.first?.moves.count == 1 && watchLog.batches.first?.updates.isEmpty == true)
+        // A move made by the view of `mine` is not replayed to it.
+        let myBefore = myLog.batches.count
+        try test.gallery.moveFavorite(from: 0, to: 5, userDrivenBy: mine)
+        #expect(myLog.batches.count == myBefore)
+        #expect(watchLog.batches.count == 2)
+        #expect(mine.fetchedIDs == watching.fetchedIDs)
+        try test.gallery.removeFavorite(photoID: ids[3])
+        let orders = try await test.gallery.store.read { try $0.rows("SELECT displayOrder FROM Favorite ORDER BY displayOrder").compactMap { $0[0].int64 } }
+        #expect(orders == [0, 1, 2, 3, 4], "no gap after a removal")
+        #expect { try test.gallery.moveFavorite(from: 0, to: 9) } throws: { "\($0)".contains("cannot move") }
+    }
+
+    @Test("Thumbnails download once, then come from the store; concurrent requests share one download")
+    func thumbnails() async throws {
+        let server = try FlickrTestServer()
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: Expected.directory.appendingPathComponent("images").path)
+            .first { $0.hasSuffix("_s.jpg") })
+        let flickrID = String(file.split(separator: "_")[0])
+        let photo = try #require(try await test.gallery.store.read { try $0.fetch(PhotoRecord.self, where: Key("flickrID") == flickrID).first })
+        let loader = ThumbnailLoader(gallery: test.gallery, client: serverClient(server))
+        let results = try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<5 { group.addTask { try await loader.thumbnail(photoID: photo.id ?? -1) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(results).count == 1)
+        #expect(results.first?.starts(with: [0xFF, 0xD8]) == true)
+        #expect(await loader.downloads == 1)
+        let again = try await loader.thumbnail(photoID: photo.id ?? -1)
+        #expect(again == results.first)
+        #expect(await loader.downloads == 1)
+        #expect(try await server.requests().count == 1)
+    }
+
+    @Test("The image cache is bounded, drops the least recently used, and names files safely")
+    func imageCache() throws {
+        let cache = try ImageCache(directory: test.directory.appendingPathComponent("images"), maximumBytes: 3_000)
+        for index in 0..<3 {
+            try cache.store(Data(count: 1_000), flickrID: "100\(index)", size: .large)
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        _ = try cache.data(flickrID: "1000", size: .large)  // used again: now the newest
+        Thread.sleep(forTimeInterval: 0.02)
+        try cache.store(Data(count: 1_000), flickrID: "2000", size: .large)
+        #expect(cache.totalBytes <= 3_000)
+        #expect(try cache.data(flickrID: "1000", size: .large) != nil)
+        #expect(try cache.data(flickrID: "1001", size: .large) == nil, "the least recently used went first")
+        #expect { try cache.fileURL(flickrID: "../../etc/passwd", size: .large) } throws: { "\($0)".contains("not a Flickr photo id") }
+    }
+
+    @Test("Pruning deletes old photos except Recents and Favorites, then what is left empty; counts stay exact")
+    func pruning() async throws {
+        let ids = try await photoIDs(2)
+        try test.gallery.recordView(photoID: ids[0])
+        try test.gallery.addFavorite(photoID: ids[1])
+        #expect(try test.gallery.check().isEmpty)
+        let result = try test.gallery.prune(olderThan: 3600, now: Date().addingTimeInterval(7200))
+        #expect(result.photos > 100)
+        let left = try await test.gallery.store.read { try $0.fetchIDs(FetchRequest(PhotoRecord.self, sortDescriptors: [SortKey("id")])) }
+        #expect(left == ids)
+        let photographers = try await test.gallery.store.read { try $0.count(FetchRequest(PhotographerRecord.self)) }
+        #expect(photographers <= 2)
+        #expect(result.regions > 0 && result.places > 0)
+        #expect(try test.gallery.check().isEmpty)
+        // A second prune with nothing old removes nothing.
+        #expect(try test.gallery.prune(olderThan: 3600, now: Date()) == PruneResult())
+    }
+
+    @Test("The check finds a count that does not match the photos")
+    func checkFindsMismatch() async throws {
+        #expect(try test.gallery.check().isEmpty)
+        try await test.gallery.store.write { try $0.execute("UPDATE Region SET photographerCount = photographerCount + 1 WHERE id = (SELECT min(id) FROM Region)") }
+        let problems = try test.gallery.check()
+        #expect(problems.count == 1 && problems.first?.contains("photographerCount") == true)
+    }
+
+    @Test("The top-regions controller keeps its limit as a sync adds regions")
+    func topRegionsController() async throws {
+        let controller = try test.gallery.topRegionsController(limit: 10)
+        let log = BatchLog()
+        controller.delegate = log
+        try controller.performFetch()
+        #expect(controller.numberOfObjects == 10)
+        var options = SyncOptions(pages: 8, perPage: 500)
+        options.overlap = 365 * 86_400  // reach back past what the first pass read
+        let result = try await test.gallery.sync(client: try sampleClient(), options: options)
+        #expect(result.photosNew > 0)
+        #expect(controller.numberOfObjects == 10)
+        #expect(controller.fetchedIDs == (try test.gallery.topRegions(limit: 10).map(\.id)))
+        #expect(!log.batches.isEmpty)
+    }
+}
