@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Flickr", targets: ["Flickr"]),
         .library(name: "ResultsController", targets: ["ResultsController"]),
         .library(name: "TopRegionsKit", targets: ["TopRegionsKit"]),
+        .executable(name: "topregions", targets: ["topregions"]),
         .executable(name: "topregions-bench", targets: ["topregions-bench"]),
     ],
     targets: [
@@ -21,6 +22,10 @@ let package = Package(
         .target(name: "Flickr"),
         .target(name: "ResultsController", dependencies: ["Store"]),
         .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr"]),
+        .executableTarget(
+            name: "topregions",
+            dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr"]
+        ),
         .executableTarget(
             name: "topregions-bench",
             dependencies: ["Store", "ResultsController", "CSQLite"]
@@ -39,6 +44,7 @@ let package = Package(
         ),
         .target(
             name: "FlickrTestSupport",
+            dependencies: ["Store"],
             path: "Tests/Fixtures/FlickrTestSupport"
         ),
         .testTarget(
@@ -52,6 +58,10 @@ let package = Package(
         .testTarget(
             name: "TopRegionsKitTests",
             dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store"]
+        ),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["FlickrTestSupport", "TopRegionsKit", "ResultsController", "Store"]
         ),
         .testTarget(
             name: "StoreTests",

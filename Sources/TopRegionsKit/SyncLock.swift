@@ -7,6 +7,7 @@ public final class SyncLock: Sendable {
     /// Another process holds the lock.
     public struct Busy: Error, Sendable, CustomStringConvertible {
         public var pid: Int32?
+        public init(pid: Int32?) { self.pid = pid }
         public var description: String {
             "another sync is running" + (pid.map { " (pid \($0))" } ?? "")
         }

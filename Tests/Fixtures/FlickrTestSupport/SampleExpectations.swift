@@ -1,22 +1,22 @@
 import Foundation
-import FlickrTestSupport
 import Store
 
 /// The answers the product should give for the bundled SampleData, computed here from the
 /// raw response files with JSONSerialization, independently of the code under test.
-enum Expected {
-    struct Region: Equatable {
-        var placeID: String
-        var name: String
-        var country: String?
-        var photographers: Set<String>
-        var photos: Set<String>
+/// Public for the test targets that share it.
+public enum Expected {
+    public struct Region: Equatable {
+        public var placeID: String
+        public var name: String
+        public var country: String?
+        public var photographers: Set<String>
+        public var photos: Set<String>
     }
 
-    static let directory = FlickrTestServer.sampleData
+    public static let directory = FlickrTestServer.sampleData
 
     /// Every distinct photo of the pages (first occurrence), as raw fields.
-    static func photos() throws -> [[String: Any]] {
+    public static func photos() throws -> [[String: Any]] {
         let folder = directory.appendingPathComponent("json/flickr.photos.search")
         var seen = Set<String>()
         var result: [[String: Any]] = []
@@ -31,7 +31,7 @@ enum Expected {
     }
 
     /// place id → (region place id, region name, country), for places that have a region.
-    static func regionOfPlace() throws -> [String: (String, String, String?)] {
+    public static func regionOfPlace() throws -> [String: (String, String, String?)] {
         let folder = directory.appendingPathComponent("json/flickr.places.getInfo")
         var result: [String: (String, String, String?)] = [:]
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
@@ -43,7 +43,7 @@ enum Expected {
         return result
     }
 
-    static func regions() throws -> [String: Region] {
+    public static func regions() throws -> [String: Region] {
         let regionOfPlace = try regionOfPlace()
         var regions: [String: Region] = [:]
         for photo in try photos() {
@@ -57,7 +57,7 @@ enum Expected {
     }
 
     /// The top regions: most distinct photographers, then name as the Finder sorts, then id.
-    static func topRegions(limit: Int = 50) throws -> [Region] {
+    public static func topRegions(limit: Int = 50) throws -> [Region] {
         Array(try regions().values.sorted { left, right in
             if left.photographers.count != right.photographers.count { return left.photographers.count > right.photographers.count }
             let byName = Collation.localizedStandard.compare(left.name, right.name)
@@ -67,7 +67,7 @@ enum Expected {
     }
 
     /// The course's title rule, written out again here.
-    static func title(_ photo: [String: Any]) -> String {
+    public static func title(_ photo: [String: Any]) -> String {
         let title = photo["title"] as? String ?? ""
         let description = ((photo["description"] as? [String: Any])?["_content"] as? String) ?? ""
         if !title.trimmingCharacters(in: .whitespaces).isEmpty { return title }

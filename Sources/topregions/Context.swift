@@ -1,0 +1,80 @@
+import Flickr
+import Foundation
+import Store
+import TopRegionsKit
+
+/// What every command has: its arguments, where output goes, and where the store is.
+struct Context: Sendable {
+    var arguments: Arguments
+    let output: Output
+    let environment: [String: String]
+
+    /// `--store`, else `$TOPREGIONS_STORE`, else `$XDG_DATA_HOME/topregions/store.sqlite`
+    /// (`~/.local/share/…` when unset).
+    var storePath: String {
+        if let store = arguments.store { return store }
+        if let store = environment["TOPREGIONS_STORE"], !store.isEmpty { return store }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return dataHome + "/topregions/store.sqlite"
+    }
+
+    /// `$XDG_CACHE_HOME/topregions/images` (`~/.cache/…` when unset).
+    var imageCacheDirectory: URL {
+        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
+        return URL(fileURLWithPath: cacheHome).appendingPathComponent("topregions/images")
+    }
+
+    func openGallery() throws -> Gallery {
+        try Gallery(path: storePath)
+    }
+
+    /// The Flickr source from `--endpoint`, `--api-key`, `--format`, `--image-base`,
+    /// `--rate-limit` (or their environment variables); the bundled SampleData when there is
+    /// neither key nor endpoint.
+    mutating func source(gallery: Gallery) throws -> (client: FlickrClient, name: String) {
+        let endpoint = try arguments.option("endpoint") ?? environment["FLICKR_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 }
+        let apiKey = try arguments.option("api-key") ?? environment["FLICKR_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        let formatText = try arguments.option("format") ?? "json"
+        guard let format = ResponseFormat(rawValue: formatText) else { throw UsageError("--format must be json or xml, not \"\(formatText)\"") }
+        let imageBase = try arguments.option("image-base") ?? environment["FLICKR_IMAGE_BASE"].flatMap { $0.isEmpty ? nil : $0 }
+        let rateText = try arguments.option("rate-limit") ?? "3600"
+        let rateLimit: Int?
+        if rateText == "none" { rateLimit = nil } else {
+            guard let limit = Int(rateText), limit > 0 else { throw UsageError("--rate-limit must be a number of calls per hour or none, not \"\(rateText)\"") }
+            rateLimit = limit
+        }
+        var configuration = FlickrConfiguration(format: format)
+        configuration.apiKey = apiKey
+        if let imageBase {
+            guard let url = URL(string: imageBase), url.scheme != nil else { throw UsageError("--image-base is not a URL: \(imageBase)") }
+            configuration.imageBase = url
+        }
+        let limiter = rateLimit.map { RateLimiter(limit: $0, window: 3600, burst: min(60, $0), ledger: gallery.callLedger) }
+        guard endpoint != nil || apiKey != nil else {
+            guard let directory = SampleDataLocation.find(environment: environment) else {
+                throw RuntimeError("no API key or endpoint given, and the bundled SampleData was not found (set TOPREGIONS_SAMPLEDATA)")
+            }
+            // Files cost no API budget: no rate limit.
+            return (FlickrClient(configuration: configuration, transport: try SampleDataTransport(directory: directory)),
+                    "SampleData at \(directory.path)")
+        }
+        if let endpoint {
+            guard let url = URL(string: endpoint), url.scheme != nil else { throw UsageError("--endpoint is not a URL: \(endpoint)") }
+            configuration.endpoint = url
+        }
+        return (FlickrClient(configuration: configuration, rateLimiter: limiter), configuration.endpoint.absoluteString)
+    }
+
+    mutating func syncOptions() throws -> SyncOptions {
+        SyncOptions(pages: try arguments.integer("pages", default: 8, range: 1...40),
+                    perPage: try arguments.integer("per-page", default: 500, range: 1...500))
+    }
+}
+
+/// A failure at run time: one line on stderr, exit 1.
+struct RuntimeError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

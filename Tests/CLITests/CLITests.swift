@@ -1,0 +1,238 @@
+import Foundation
+import FlickrTestSupport
+import ResultsController
+import Store
+import Testing
+import TopRegionsKit
+
+/// The built `topregions`, run as a user would, with its own store in a temporary folder.
+final class Tool: @unchecked Sendable {
+    let directory: URL
+    var store: String { directory.appendingPathComponent("store.sqlite").path }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    static func executable() throws -> URL {
+        let tests = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        var folder = tests.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = folder.appendingPathComponent("topregions")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        throw StoreError(.recordNotFound, "topregions was not built next to the tests")
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed]) }
+    }
+
+    func process(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = ["--store", store] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["FLICKR_API_KEY"] = nil
+        environment["FLICKR_ENDPOINT"] = nil
+        environment["XDG_CACHE_HOME"] = directory.path
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let (process, out, err) = try process(arguments, environment: environment)
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+@Suite("The topregions tool, end to end", .serialized)
+struct CLITests {
+    @Test("sync and regions on SampleData give the independently computed top regions")
+    func sampleData() throws {
+        let tool = try Tool()
+        let sync = try tool.run(["sync", "--json"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let result = try #require(sync.json as? [String: Any])
+        #expect(result["result"] as? String == "newData")
+        #expect((result["photos"] as? [String: Any])?["new"] as? Int == 1200)
+        let regions = try tool.run(["regions", "--json"])
+        let rows = try #require(regions.json as? [[String: Any]])
+        let expected = try Expected.topRegions()
+        #expect(rows.compactMap { $0["id"] as? String } == expected.map(\.placeID))
+        #expect(rows.compactMap { $0["photographers"] as? Int } == expected.map(\.photographers.count))
+        #expect(rows.compactMap { $0["rank"] as? Int } == Array(1...rows.count))
+        // The global option works after the command too, and the table fits a terminal.
+        let table = try tool.run(["regions", "--limit", "3"], environment: ["COLUMNS": "60"])
+        #expect(table.stdout.split(separator: "\n").count == 4)
+    }
+
+    @Test("sync from the test server over HTTP, in JSON and XML", arguments: ["json", "xml"])
+    func overHTTP(format: String) throws {
+        let server = try FlickrTestServer()
+        let tool = try Tool()
+        let sync = try tool.run(["sync", "--json", "--endpoint", server.endpoint.absoluteString, "--format", format, "--rate-limit", "none",
+                                 "--per-page", "250"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let regions = try tool.run(["regions", "--json", "--limit", "10"])
+        let rows = try #require(regions.json as? [[String: Any]])
+        #expect(rows.compactMap { $0["id"] as? String } == (try Expected.topRegions(limit: 10)).map(\.placeID))
+    }
+
+    @Test("photos, photo, view, recents, favorites, prune, status and check print the documented JSON")
+    func commands() throws {
+        let tool = try Tool()
+        try tool.run(["sync"])
+        let ambiguous = try tool.run(["photos", "--region", "Limburg", "--json"])
+        #expect(ambiguous.status == 1 && ambiguous.stderr.contains("2 regions are called \"Limburg\""))
+        let region = try #require(try Expected.topRegions().first)
+        let photos = try #require(try tool.run(["photos", "--region", region.placeID, "--json"]).json as? [[String: Any]])
+        #expect(Set(photos.compactMap { $0["id"] as? String }) == region.photos)
+        #expect(photos.allSatisfy { Set($0.keys) == ["id", "title", "subtitle", "photographer", "uploaded", "thumbnailURL", "imageURL"] })
+        let id = try #require(photos.first?["id"] as? String)
+        let detail = try #require(try tool.run(["photo", id, "--json"]).json as? [String: Any])
+        #expect(detail["region"] as? String == region.name && detail["latitude"] is Double)
+        let viewed = try #require(try tool.run(["view", id, "--json"]).json as? [String: Any])
+        #expect(viewed["lastViewed"] is String)
+        let recents = try #require(try tool.run(["recents", "--json"]).json as? [[String: Any]])
+        #expect(recents.first?["id"] as? String == id)
+        for photo in photos.prefix(3) { try tool.run(["favorites", "add", photo["id"] as? String ?? ""]) }
+        let moved = try #require(try tool.run(["favorites", "move", "3", "1", "--json"]).json as? [[String: Any]])
+        #expect(moved.compactMap { $0["id"] as? String } == [photos[2], photos[0], photos[1]].compactMap { $0["id"] as? String })
+        #expect(moved.compactMap { $0["position"] as? Int } == [1, 2, 3])
+        let removed = try #require(try tool.run(["favorites", "remove", id, "--json"]).json as? [[String: Any]])
+        #expect(removed.count == 2)
+        let status = try #require(try tool.run(["status", "--json"]).json as? [String: Any])
+        #expect(status["photos"] as? Int == 1200 && status["daemon"] is NSNull && status["lastSync"] is [String: Any])
+        #expect(try tool.run(["check"]).status == 0)
+        let pruned = try #require(try tool.run(["prune", "--older-than", "7d", "--json"]).json as? [String: Any])
+        #expect(pruned["photos"] as? Int == 0, "everything was downloaded just now")
+        #expect(try tool.run(["photo", "999", "--json"]).status == 1)
+    }
+
+    @Test("Exit statuses: 64 for usage errors, 75 while another sync holds the store, 1 for failures")
+    func exitStatuses() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["frobnicate"]).status == 64)
+        let bad = try tool.run(["regions", "--limit", "many"])
+        #expect(bad.status == 64 && bad.stderr.contains("--limit") && bad.stderr.contains("Usage: topregions regions"))
+        #expect(try tool.run(["regions", "--colour"]).status == 64)
+        #expect(try tool.run(["prune", "--older-than", "soon"]).status == 64)
+        #expect(try tool.run([]).status == 64)
+        #expect(try tool.run(["--help"]).status == 0)
+        #expect(try tool.run(["regions", "--help"]).stdout.contains("Example:"))
+        #expect(try tool.run(["--version"]).stdout.hasPrefix("topregions "))
+        let gallery = try Gallery(path: tool.store)
+        let lock = try SyncLock.acquire(for: gallery.store, wait: false)
+        let busy = try tool.run(["sync"])
+        #expect(busy.status == 75 && busy.stderr.contains("pid \(getpid())"))
+        lock.release()
+        gallery.close()
+        let unreachable = try tool.run(["sync", "--endpoint", "http://127.0.0.1:9/services/rest/", "--rate-limit", "none", "--json"])
+        #expect(unreachable.status == 1)
+        #expect((unreachable.json as? [String: Any])?["result"] as? String == "failed")
+    }
+
+    @Test("The daemon syncs at once, again on SIGHUP, and stops cleanly on SIGTERM")
+    func daemon() throws {
+        let tool = try Tool()
+        let (process, _, err) = try tool.process(["daemon", "--interval", "1h"])
+        let log = LogReader(err)
+        #expect(log.wait(for: "event=sync", count: 1), "\(log.text)")
+        let status = try #require(try tool.run(["status", "--json"]).json as? [String: Any])
+        #expect((status["daemon"] as? [String: Any])?["pid"] as? Int == Int(process.processIdentifier))
+        kill(process.processIdentifier, SIGHUP)
+        #expect(log.wait(for: "event=sync", count: 2), "\(log.text)")
+        let stopAsked = Date()
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(stopAsked) < 5)
+        #expect(log.text.contains("event=stop"))
+        #expect(try tool.run(["check"]).status == 0)
+    }
+
+    @Test("watch --json follows other processes' views and favorite moves; its batches rebuild the list")
+    func watch() throws {
+        let tool = try Tool()
+        try tool.run(["sync"])
+        let photos = try #require(try tool.run(["photos", "--region", (try Expected.topRegions().first?.placeID) ?? "", "--json"]).json as? [[String: Any]])
+        let ids = photos.prefix(4).compactMap { $0["id"] as? String }
+        for id in ids { try tool.run(["favorites", "add", id]) }
+        let (process, out, _) = try tool.process(["watch", "favorites", "--json", "--exit-after", "3"])
+        let lines = LogReader(out)
+        #expect(lines.wait(for: "\"snapshot\"", count: 1))
+        try tool.run(["favorites", "move", "4", "1"])
+        try tool.run(["favorites", "remove", ids[1]])
+        try tool.run(["favorites", "add", ids[1]])
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let messages = lines.text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(messages.count == 4)
+        // Rebuild the list from the snapshot and the batches with the table model.
+        func id(_ row: Any?) -> Int64 { Int64((row as? [String: Any])?["id"] as? String ?? "") ?? -1 }
+        let snapshotRows = ((messages[0]["sections"] as? [[String: Any]])?.first?["rows"] as? [Any]) ?? []
+        var table = TableModel(Snapshot(sections: [Snapshot.Section(name: "", ids: snapshotRows.map { id($0) })]))
+        for message in messages.dropFirst() {
+            var edits: [ArrayEdit] = []
+            let deletes = (message["deletes"] as? [[Int]]) ?? []
+            let moves = (message["moves"] as? [[Any]]) ?? []
+            let inserts = (message["inserts"] as? [[Any]]) ?? []
+            let leaving = deletes.map { IndexPath(row: $0[1], section: $0[0]) } + moves.map { IndexPath(row: $0[1] as? Int ?? 0, section: $0[0] as? Int ?? 0) }
+            edits += leaving.sorted(by: >).map { .removeRow($0) }
+            let arriving = inserts.map { (IndexPath(row: $0[1] as? Int ?? 0, section: $0[0] as? Int ?? 0), id($0[2])) }
+                + moves.map { (IndexPath(row: $0[3] as? Int ?? 0, section: $0[2] as? Int ?? 0), id($0[4])) }
+            edits += arriving.sorted { $0.0 < $1.0 }.map { .insertRow($0.0, id: $0.1) }
+            try table.apply(edits)
+        }
+        let final = try #require(try tool.run(["favorites", "--json"]).json as? [[String: Any]])
+        #expect(table.sections.first?.ids == final.map { id($0) })
+    }
+}
+
+/// Collects a pipe's output as it arrives and waits for a pattern.
+final class LogReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = ""
+
+    init(_ pipe: Pipe) {
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock()
+            self.buffer += String(decoding: data, as: UTF8.self)
+            self.lock.unlock()
+        }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return buffer
+    }
+
+    func wait(for pattern: String, count: Int, timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if text.components(separatedBy: pattern).count - 1 >= count { return true }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+}
