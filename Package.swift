@@ -28,7 +28,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "topregions-bench",
-            dependencies: ["Store", "ResultsController", "CSQLite"]
+            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite"]
         ),
         // A child process for the store's crash and multi-process tests: it writes
         // transactions in a loop until it is killed.

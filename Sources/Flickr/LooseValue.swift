@@ -27,7 +27,7 @@ enum LooseValue {
         case let number as Int: return number
         case let number as Double: return Int(exactly: number)
         case let number as NSNumber: return number.intValue
-        case let text as String: return Int(text.trimmingCharacters(in: .whitespaces))
+        case let text as String: return Int(text) ?? Int(text.trimmingCharacters(in: .whitespaces))
         default: return nil
         }
     }
@@ -37,7 +37,7 @@ enum LooseValue {
         case let number as Double: return number
         case let number as Int: return Double(number)
         case let number as NSNumber: return number.doubleValue
-        case let text as String: return Double(text.trimmingCharacters(in: .whitespaces))
+        case let text as String: return Double(text) ?? Double(text.trimmingCharacters(in: .whitespaces))
         default: return nil
         }
     }

@@ -60,9 +60,19 @@ public struct SampleDataTransport: FlickrTransport {
         let page = Int(query["page"] ?? "") ?? 1
         let perPage = min(max(Int(query["per_page"] ?? "") ?? 100, 1), 500)
         let minUpload = query["min_upload_date"].flatMap(Double.init)
-        if perPage == manifest.perPage, minUpload == nil {
+        if perPage == manifest.perPage {
             guard (1...max(manifest.pages, 1)).contains(page) else { return emptyPage(page, perPage: perPage, format: format) }
-            return TransportResponse(status: 200, headers: contentType(format), body: try Data(contentsOf: pageFile(page, format)))
+            let body = try Data(contentsOf: pageFile(page, format))
+            guard let minUpload else { return TransportResponse(status: 200, headers: contentType(format), body: body) }
+            // Photos are stored newest first, so `min_upload_date` only cuts the tail: a page
+            // is served as stored, or cut, or empty, without reading the other pages.
+            let stored = try FlickrResponseDecoder.photoPage(body, format: format, page: page)
+            let kept = stored.photos.filter { ($0.dateUpload?.timeIntervalSince1970 ?? 0) >= minUpload }
+            if kept.count == stored.photos.count { return TransportResponse(status: 200, headers: contentType(format), body: body) }
+            let pages = kept.isEmpty ? max(page - 1, 1) : page
+            let total = (page - 1) * perPage + kept.count
+            return TransportResponse(status: 200, headers: contentType(format),
+                                     body: SampleDataEncoder.page(PhotoPage(page: page, pages: pages, perPage: perPage, total: total, photos: kept), format: format))
         }
         return try repaged(page: page, perPage: perPage, minUpload: minUpload, format: format)
     }

@@ -98,11 +98,16 @@ public struct TableIndex: Sendable {
     public var name: String
     public var columns: [(column: String, collation: Collation?)]
     public var isUnique: Bool
+    /// Columns kept in descending order (so a query ordering them that way reads the index
+    /// in order instead of sorting).
+    public var descending: Set<String>
 
-    public init(_ name: String, _ columns: [(column: String, collation: Collation?)], unique: Bool = false) {
+    public init(_ name: String, _ columns: [(column: String, collation: Collation?)], unique: Bool = false,
+                descending: Set<String> = []) {
         self.name = name
         self.columns = columns
         self.isUnique = unique
+        self.descending = descending
     }
 
     public init(_ name: String, columns: [String], unique: Bool = false) {

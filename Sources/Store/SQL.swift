@@ -51,6 +51,7 @@ extension Entity {
         for index in indexes {
             let parts = index.columns.map { part in
                 SQL.quote(part.column) + (part.collation.map { " COLLATE \($0.rawValue)" } ?? "")
+                    + (index.descending.contains(part.column) ? " DESC" : "")
             }
             statements.append("CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.quote(index.name)) ON \(SQL.quote(name)) (\(parts.joined(separator: ", ")))")
         }

@@ -54,3 +54,11 @@ enum SQLFunctions {
         }
     }
 }
+
+extension Store {
+    /// Registers the store's collations and functions on a connection opened with the C API,
+    /// which it needs to write to tables whose indexes use them.
+    public static func registerFunctions(on handle: OpaquePointer) {
+        SQLFunctions.register(on: handle)
+    }
+}

@@ -23,7 +23,7 @@ public enum TopRegionsSchema {
     ], indexes: [
         // The top-regions query reads this index in order and stops after the limit.
         TableIndex("region_top", [(column: "photographerCount", collation: nil), (column: "name", collation: .localizedStandard),
-                                  (column: "placeID", collation: nil)]),
+                                  (column: "placeID", collation: nil)], descending: ["photographerCount"]),
     ])
 
     /// A Flickr place: what `places.getInfo` said of it, once asked.

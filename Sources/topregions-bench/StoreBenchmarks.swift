@@ -195,6 +195,8 @@ enum RawSQLite {
             throw StoreError(.sqlite, "cannot open \(path)")
         }
         sqlite3_exec(handle, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", nil, nil, nil)
+        // The product's indexes use the store's collations.
+        Store.registerFunctions(on: handle)
         return handle
     }
 

@@ -1,0 +1,296 @@
+import CSQLite
+import Flickr
+import Foundation
+import ResultsController
+import Store
+import TopRegionsKit
+
+/// The product's own scenarios: ingesting a sync, the top-regions and region-photos
+/// queries, the command-line tool, and the daemon's memory.
+enum ProductBenchmarks {
+    static let scenarios = [
+        Scenario(name: "sync.ingest", summary: "sync N photos from JSON pages on disk (places resolved) vs raw SQLite inserts") { quick in
+            try ingest(n: quick ? 20_000 : 100_000)
+        },
+        Scenario(name: "query.topRegions", summary: "top 50 regions of a 1M-photo store vs GROUP BY … COUNT(DISTINCT)") { quick in
+            try queries(photos: quick ? 50_000 : 1_000_000, regions: quick ? 1_000 : 10_000, photographers: quick ? 5_000 : 100_000)
+        },
+    ]
+
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Runs SampleData's generator into `directory`.
+    static func generate(photos: Int, into directory: URL) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", repositoryRoot.appendingPathComponent("SampleData/generate.py").path, "--photos", "\(photos)",
+                             "--per-page", "500", "--formats", "json", "--images", "0", "--out", directory.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw StoreError(.invalidRequest, "the SampleData generator failed") }
+    }
+
+    // MARK: sync.ingest
+
+    static func ingest(n: Int) throws -> [Figure] {
+        try withScratchDirectory { directory in
+            let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
+            try generate(photos: 1_200, into: small)
+            try generate(photos: n, into: large)
+            let seconds: Double = try blockingAsync {
+                let gallery = try Gallery(path: directory.appendingPathComponent("ingest.sqlite").path)
+                defer { gallery.close() }
+                // The places, resolved once beforehand (the generator's places do not depend on N).
+                _ = try await gallery.sync(client: FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: small)))
+                var options = SyncOptions(pages: n / 500 + 1, perPage: 500)
+                options.overlap = 100 * 365 * 86_400
+                let client = FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: large))
+                let started = Date()
+                let result = try await gallery.sync(client: client, options: options)
+                let elapsed = Date().timeIntervalSince(started)
+                // A few of the place-resolving set's ids recur in the large set: they are known.
+                let stored = try await gallery.store.read { try $0.count(FetchRequest(PhotoRecord.self)) }
+                guard result.outcome == .newData, stored >= n else { throw StoreError(.invalidRequest, "stored \(stored) of \(n) photos") }
+                guard try gallery.check().isEmpty else { throw StoreError(.invalidRequest, "counts do not match after the ingest") }
+                return elapsed
+            }
+            // Baseline: the same rows from already-decoded values, inserted with one prepared
+            // statement in one transaction.
+            var photos: [FlickrPhoto] = []
+            let pages = try FileManager.default.contentsOfDirectory(atPath: large.appendingPathComponent("json/flickr.photos.search").path).sorted()
+            for page in pages {
+                let data = try Data(contentsOf: large.appendingPathComponent("json/flickr.photos.search").appendingPathComponent(page))
+                photos += try FlickrResponseDecoder.photoPage(data, format: .json).photos
+            }
+            let rawPath = directory.appendingPathComponent("raw.sqlite").path
+            try Gallery(path: rawPath).close()
+            let baseline = try measure { try rawInsert(photos, path: rawPath) }
+            return [Figure(scenario: "sync.ingest", n: n, seconds: seconds, baseline: "raw SQLite inserts of decoded photos", baselineSeconds: baseline,
+                           extra: ["perSecond": Double(n) / seconds, "baselinePerSecond": Double(photos.count) / baseline])]
+        }
+    }
+
+    static func rawInsert(_ photos: [FlickrPhoto], path: String) throws {
+        let db = try RawSQLite.open(path)
+        defer { sqlite3_close_v2(db) }
+        var statement: OpaquePointer?
+        let sql = "INSERT OR IGNORE INTO Photo (flickrID, flickrNumber, title, subtitle, photoDescription, uploaded, downloaded, latitude, longitude, secret, server, farm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        try RawSQLite.check(sqlite3_prepare_v2(db, sql, -1, &statement, nil), db)
+        defer { sqlite3_finalize(statement) }
+        try RawSQLite.check(sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil), db)
+        let transient = topregions_sqlite_transient()
+        let now = Date().timeIntervalSince1970
+        for photo in photos {
+            sqlite3_bind_text(statement, 1, photo.id, -1, transient)
+            sqlite3_bind_int64(statement, 2, Int64(photo.id) ?? 0)
+            sqlite3_bind_text(statement, 3, photo.title, -1, transient)
+            sqlite3_bind_text(statement, 4, photo.description, -1, transient)
+            sqlite3_bind_text(statement, 5, photo.description, -1, transient)
+            sqlite3_bind_double(statement, 6, photo.dateUpload?.timeIntervalSince1970 ?? 0)
+            sqlite3_bind_double(statement, 7, now)
+            sqlite3_bind_double(statement, 8, photo.latitude ?? 0)
+            sqlite3_bind_double(statement, 9, photo.longitude ?? 0)
+            sqlite3_bind_text(statement, 10, photo.secret ?? "", -1, transient)
+            sqlite3_bind_text(statement, 11, photo.server ?? "", -1, transient)
+            sqlite3_bind_int64(statement, 12, Int64(photo.farm ?? 0))
+            try RawSQLite.check(sqlite3_step(statement), db)
+            sqlite3_reset(statement)
+        }
+        try RawSQLite.check(sqlite3_exec(db, "COMMIT", nil, nil, nil), db)
+    }
+
+    // MARK: query.topRegions, query.regionPhotos, cli.regions
+
+    /// A store with the given shape, written directly (a sync would take long): photos spread
+    /// over regions with a skew, one region holding 10,000 photos, counts computed by SQL.
+    static func buildStore(path: String, photos: Int, regions: Int, photographers: Int) throws {
+        try Gallery(path: path).close()
+        let db = try RawSQLite.open(path)
+        defer { sqlite3_close_v2(db) }
+        var random = BenchRandom(state: 42)
+        try RawSQLite.check(sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil), db)
+        func exec(_ sql: String) throws { try RawSQLite.check(sqlite3_exec(db, sql, nil, nil, nil), db) }
+        var statement: OpaquePointer?
+        let transient = topregions_sqlite_transient()
+        try RawSQLite.check(sqlite3_prepare_v2(db, "INSERT INTO Region (id, placeID, name, country) VALUES (?, ?, ?, ?)", -1, &statement, nil), db)
+        for index in 1...regions {
+            sqlite3_bind_int64(statement, 1, Int64(index))
+            sqlite3_bind_text(statement, 2, "region\(index)", -1, transient)
+            sqlite3_bind_text(statement, 3, "Region \(index % 997) \(["Nord", "Süd", "東", "West"][index % 4])", -1, transient)
+            sqlite3_bind_text(statement, 4, "Country \(index % 50)", -1, transient)
+            try RawSQLite.check(sqlite3_step(statement), db)
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        try RawSQLite.check(sqlite3_prepare_v2(db, "INSERT INTO Photographer (id, ownerID, name) VALUES (?, ?, ?)", -1, &statement, nil), db)
+        for index in 1...photographers {
+            sqlite3_bind_int64(statement, 1, Int64(index))
+            sqlite3_bind_text(statement, 2, "\(index)@N01", -1, transient)
+            sqlite3_bind_text(statement, 3, "Photographer \(index)", -1, transient)
+            try RawSQLite.check(sqlite3_step(statement), db)
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        try RawSQLite.check(sqlite3_prepare_v2(db, "INSERT INTO Photo (flickrID, flickrNumber, title, subtitle, photoDescription, downloaded, region_id, photographer_id) VALUES (?, ?, ?, '', '', ?, ?, ?)", -1, &statement, nil), db)
+        let now = Date().timeIntervalSince1970
+        for index in 0..<photos {
+            // Region 1 gets 10,000 photos; the rest follow a skew.
+            let region = index < 10_000 ? 1 : 2 + Int(Double(regions - 2) * pow(Double.random(in: 0..<1, using: &random), 2))
+            sqlite3_bind_text(statement, 1, String(53_000_000_000 + index), -1, transient)
+            sqlite3_bind_int64(statement, 2, Int64(53_000_000_000 + index))
+            sqlite3_bind_text(statement, 3, "IMG \(Int.random(in: 0..<5000, using: &random)) \(["été", "Tokyo", "東京", ""][index % 4])", -1, transient)
+            sqlite3_bind_double(statement, 4, now)
+            sqlite3_bind_int64(statement, 5, Int64(region))
+            sqlite3_bind_int64(statement, 6, Int64.random(in: 1...Int64(photographers), using: &random))
+            try RawSQLite.check(sqlite3_step(statement), db)
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        try exec("INSERT INTO RegionPhotographer (region_id, photographer_id, photoCount) SELECT region_id, photographer_id, count(*) FROM Photo GROUP BY region_id, photographer_id")
+        try exec("UPDATE Region SET photoCount = (SELECT count(*) FROM Photo p WHERE p.region_id = Region.id), photographerCount = (SELECT count(*) FROM RegionPhotographer l WHERE l.region_id = Region.id)")
+        try exec("COMMIT")
+    }
+
+    static let naiveTopRegions = """
+        SELECT r.placeID, r.name, count(DISTINCT p.photographer_id) AS photographers, count(*) AS photos
+        FROM Photo p JOIN Region r ON r.id = p.region_id
+        GROUP BY p.region_id ORDER BY photographers DESC, r.name, r.placeID LIMIT 50
+        """
+
+    static func queries(photos: Int, regions: Int, photographers: Int) throws -> [Figure] {
+        try withScratchDirectory { directory in
+            let path = directory.appendingPathComponent("query.sqlite").path
+            try buildStore(path: path, photos: photos, regions: regions, photographers: photographers)
+            let gallery = try Gallery(path: path)
+            defer { gallery.close() }
+            var figures: [Figure] = []
+            // Top regions: the indexed query against the naive GROUP BY.
+            var top: [RegionSummary] = []
+            let ours = try medianSeconds(runs: 21) { top = try gallery.topRegions() }
+            let controllerFetch = try medianSeconds(runs: 11) {
+                let controller = try gallery.topRegionsController()
+                try controller.performFetch()
+            }
+            var naive: [String] = []
+            let baseline = try medianSeconds(runs: 3) {
+                naive = try gallery.store.read { try $0.rows(naiveTopRegions).compactMap { $0[0].string } }
+            }
+            let naiveCounts = try gallery.store.read { try $0.rows(naiveTopRegions).compactMap { $0[2].int64 } }
+            guard top.map(\.photographers) == naiveCounts.map(Int.init) else {
+                throw StoreError(.invalidRequest, "the top regions disagree with the naive query")
+            }
+            _ = naive
+            figures.append(Figure(scenario: "query.topRegions", n: photos, seconds: ours, baseline: "GROUP BY region COUNT(DISTINCT photographer)",
+                                  baselineSeconds: baseline, extra: ["regions": regions, "photographers": photographers]))
+            figures.append(Figure(scenario: "query.topRegions.performFetch", n: photos, seconds: controllerFetch,
+                                  baseline: "GROUP BY region COUNT(DISTINCT photographer)", baselineSeconds: baseline))
+            // The photos of the region with 10,000 photos, by localized title.
+            var count = 0
+            let regionPhotos = try medianSeconds(runs: 11) {
+                count = try gallery.store.read { try $0.fetch(Gallery.regionPhotosRequest(regionID: 1), as: PhotoRecord.self) }.count
+            }
+            figures.append(Figure(scenario: "query.regionPhotos", n: count, seconds: regionPhotos))
+            // The whole command, cold process, warm disk, against sqlite3 running the naive query.
+            figures.append(try cliRegions(storePath: path, photos: photos))
+            return figures
+        }
+    }
+
+    static func cliRegions(storePath: String, photos: Int) throws -> Figure {
+        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("topregions")
+        guard FileManager.default.isExecutableFile(atPath: tool.path) else {
+            throw StoreError(.invalidRequest, "build topregions in release too: swift build -c release")
+        }
+        func run(_ executable: String, _ arguments: [String]) throws -> Double {
+            try measure {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = arguments
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                process.waitUntilExit()
+                guard process.terminationStatus == 0 else { throw StoreError(.invalidRequest, "\(executable) failed") }
+            }
+        }
+        _ = try run(tool.path, ["--store", storePath, "regions", "--json"])  // warm the disk cache
+        var ours: [Double] = [], baseline: [Double] = []
+        for _ in 0..<7 {
+            ours.append(try run(tool.path, ["--store", storePath, "regions", "--json"]))
+            baseline.append(try run("/usr/bin/sqlite3", [storePath, naiveTopRegions]))
+        }
+        return Figure(scenario: "cli.regions", n: photos, seconds: ours.sorted()[3], baseline: "sqlite3 running the naive query",
+                      baselineSeconds: baseline.sorted()[3])
+    }
+
+    /// Runs async work from the synchronous harness.
+    static func blockingAsync<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let semaphore = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<T, Error>?
+        Task {
+            do { result = .success(try await work()) } catch { result = .failure(error) }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        guard let result else { throw StoreError(.invalidRequest, "no result") }
+        return try result.get()
+    }
+}
+
+extension ProductBenchmarks {
+    static let daemonScenario = Scenario(name: "daemon.memory", summary: "resident memory of a daemon over many sync passes against the test server") { quick in
+        try daemonMemory(passes: quick ? 150 : 1_000)
+    }
+
+    /// Starts the test server and a daemon with a fast interval; reads the daemon's resident
+    /// memory after the 100th pass and after the last.
+    static func daemonMemory(passes: Int) throws -> [Figure] {
+        try withScratchDirectory { directory in
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            server.arguments = ["python3", repositoryRoot.appendingPathComponent("Tests/Fixtures/FlickrServer/flickr_server.py").path,
+                                "--data", repositoryRoot.appendingPathComponent("SampleData").path]
+            let serverOutput = Pipe()
+            server.standardOutput = serverOutput
+            try server.run()
+            defer { kill(server.processIdentifier, SIGKILL) }
+            let portLine = String(decoding: serverOutput.fileHandleForReading.availableData, as: UTF8.self)
+            guard let port = portLine.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+                throw StoreError(.invalidRequest, "the test server did not start")
+            }
+            let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("topregions")
+            let daemon = Process()
+            daemon.executableURL = tool
+            daemon.arguments = ["--store", directory.appendingPathComponent("daemon.sqlite").path, "daemon", "--interval", "0.02s",
+                                "--endpoint", "http://127.0.0.1:\(port)/services/rest/", "--rate-limit", "none"]
+            let log = Pipe()
+            daemon.standardError = log
+            try daemon.run()
+            defer { kill(daemon.processIdentifier, SIGKILL) }
+            var syncs = 0
+            var rssAt100 = 0.0
+            let started = Date()
+            while syncs < passes {
+                let chunk = String(decoding: log.fileHandleForReading.availableData, as: UTF8.self)
+                syncs += chunk.components(separatedBy: "event=sync ").count - 1
+                if rssAt100 == 0 && syncs >= 100 { rssAt100 = rss(of: daemon.processIdentifier) }
+                if Date().timeIntervalSince(started) > 900 { throw StoreError(.invalidRequest, "the daemon ran \(syncs) passes in 15 minutes") }
+            }
+            let rssAtEnd = rss(of: daemon.processIdentifier)
+            kill(daemon.processIdentifier, SIGTERM)
+            daemon.waitUntilExit()
+            return [Figure(scenario: "daemon.memory", n: syncs, seconds: Date().timeIntervalSince(started),
+                           extra: ["rssMBAfter100": rssAt100, "rssMBAtEnd": rssAtEnd, "growthMB": rssAtEnd - rssAt100])]
+        }
+    }
+
+    static func rss(of pid: Int32) -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0) / 1024
+        }
+        return 0
+    }
+}
