@@ -67,7 +67,7 @@ extension Watched: Checkable {}
 
 /// Random transactions over a small photo store.
 private struct Mutator {
-    var random: SplitMix
+    var random: SeededGenerator
     let titles = ["IMG 2", "IMG 10", "img 1", "Éclair", "eclair", "Zebra", "apple", "東京", "🐱", "", "Apple", "Item 10", "Item 9"]
     let regionNames = ["Limburg", "limburg", "Punjab", "Quebec", "Île-de-France", "Zürich", "Tokyo"]
     let countries = ["A", "B", "C", nil]
@@ -155,7 +155,7 @@ struct PropertyTests {
     func randomTransactions() throws {
         let testStore = try TestStore()
         let store = testStore.store
-        var mutator = Mutator(random: SplitMix(state: Self.seed))
+        var mutator = Mutator(random: SeededGenerator(seed: Self.seed))
         // Some data to start from.
         try store.write { transaction in
             for name in ["Limburg", "Punjab", "Quebec"] { try transaction.inserted(Region(name: name, country: "A")) }
