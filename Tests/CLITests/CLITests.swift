@@ -126,6 +126,43 @@ struct CLITests {
         #expect(try tool.run(["photo", "999", "--json"]).status == 1)
     }
 
+    @Test("thumbnail and image fetch bytes on demand from the test server, keep them, and name missing photos")
+    func thumbnailAndImage() throws {
+        let server = try FlickrTestServer()
+        let tool = try Tool()
+        let source = ["--endpoint", server.endpoint.absoluteString, "--image-base", server.imageBase.absoluteString, "--rate-limit", "none"]
+        #expect(try tool.run(["sync"] + source).status == 0)
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: Expected.directory.appendingPathComponent("images").path)
+            .first { $0.hasSuffix("_s.jpg") })
+        let id = String(file.split(separator: "_")[0])
+        let thumbnailPath = tool.directory.appendingPathComponent("thumb.jpg").path
+        #expect(try tool.run(["thumbnail", id, "--output", thumbnailPath] + source).status == 0)
+        let expected = try Data(contentsOf: Expected.directory.appendingPathComponent("images/\(file)"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: thumbnailPath)) == expected)
+        let piped = try tool.run(["thumbnail", id] + source)
+        #expect(Data(piped.stdout.utf8).count > 0 && piped.status == 0)
+        let images = try tool.run(["image", id, "--output", tool.directory.appendingPathComponent("large.jpg").path] + source)
+        #expect(images.status == 0)
+        // The thumbnail was downloaded once (then kept in the store), the image once (then cached).
+        _ = try tool.run(["image", id, "--output", tool.directory.appendingPathComponent("again.jpg").path] + source)
+        let downloads = try blockingRequests(server).filter { $0.path.hasSuffix(".jpg") }
+        #expect(downloads.filter { $0.path.hasSuffix("_s.jpg") }.count == 1)
+        #expect(downloads.filter { $0.path.hasSuffix("_b.jpg") }.count == 1)
+        let missing = try tool.run(["thumbnail", "999"] + source)
+        #expect(missing.status == 1 && missing.stderr.contains("no photo has id 999"))
+    }
+
+    private func blockingRequests(_ server: FlickrTestServer) throws -> [FlickrTestServer.LoggedRequest] {
+        let semaphore = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<[FlickrTestServer.LoggedRequest], Error> = .success([])
+        Task {
+            do { result = .success(try await server.requests()) } catch { result = .failure(error) }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        return try result.get()
+    }
+
     @Test("Exit statuses: 64 for usage errors, 75 while another sync holds the store, 1 for failures")
     func exitStatuses() throws {
         let tool = try Tool()
