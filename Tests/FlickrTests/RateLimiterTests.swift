@@ -24,7 +24,9 @@ struct RateLimiterTests {
             try await limiter.acquire()
             times.append(Date())
         }
-        #expect(busiestWindow(times, window: 0.5) <= 4)
+        // Times are read just after each call returns, a little after the limiter counted it:
+        // check a slightly shorter window so scheduling delays cannot fake a violation.
+        #expect(busiestWindow(times, window: 0.45) <= 4)
     }
 
     @Test("After a burst, calls are spread at the refill rate")
@@ -35,8 +37,16 @@ struct RateLimiterTests {
             try await limiter.acquire()
             times.append(Date())
         }
-        // Two at once, then one every 1/20 s: the last four take at least 3 intervals.
-        #expect(times[5].timeIntervalSince(times[2]) >= 3 * 0.05 * 0.9)
+        // A token bucket's promise: between any two calls, no more calls than the burst plus
+        // what the rate refills in the time between them (a late wake-up may let the next
+        // call come sooner, never more calls overall).
+        for first in times.indices {
+            for last in times.indices where last > first {
+                let allowed = 2 + 20 * times[last].timeIntervalSince(times[first])
+                #expect(Double(last - first + 1) <= allowed + 0.05, "calls \(first)...\(last)")
+            }
+        }
+        #expect(times[5].timeIntervalSince(times[0]) >= 0.19, "six calls need four refills of 1/20 s")
     }
 
     @Test("Calls remembered by the ledger count after a restart")
@@ -53,7 +63,7 @@ struct RateLimiterTests {
         #expect(try await second.callsInWindow() == 3)
         try await second.acquire()
         times.append(Date())
-        #expect(busiestWindow(times, window: 0.6) <= 3)
+        #expect(busiestWindow(times, window: 0.55) <= 3)
         #expect(await ledger.calls(since: .distantPast).count == 4)
     }
 }
