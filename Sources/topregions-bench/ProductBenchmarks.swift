@@ -10,7 +10,7 @@ import TopRegionsKit
 enum ProductBenchmarks {
     static let scenarios = [
         Scenario(name: "sync.ingest", summary: "sync N photos from JSON pages on disk (places resolved) vs raw SQLite inserts") { quick in
-            try ingest(n: quick ? 20_000 : 100_000)
+            try (quick ? [20_000] : [100_000, 1_000_000]).flatMap { try ingest(n: $0) }
         },
         Scenario(name: "query.topRegions", summary: "top 50 regions of a 1M-photo store vs GROUP BY … COUNT(DISTINCT)") { quick in
             try queries(photos: quick ? 50_000 : 1_000_000, regions: quick ? 1_000 : 10_000, photographers: quick ? 5_000 : 100_000)
