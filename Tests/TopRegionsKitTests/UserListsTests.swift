@@ -164,6 +164,26 @@ struct UserListsTests {
         #expect(problems.count == 1 && problems.first?.contains("photographerCount") == true)
     }
 
+    @Test("Sectioned controllers: top regions by country, a region's photos by photographer")
+    func sectionedControllers() async throws {
+        let byCountry = try test.gallery.topRegionsController(byCountry: true)
+        try byCountry.performFetch()
+        let regions = try await test.gallery.store.read { try $0.fetch(RegionRecord.self, where: Key("photoCount") > 0) }
+        let countries = Set(regions.map { $0.country ?? "" })
+        #expect(byCountry.sections.count == countries.count)
+        for (index, section) in byCountry.sections.enumerated() {
+            let rows = try (0..<section.numberOfObjects).map { try byCountry.object(at: IndexPath(row: $0, section: index)) }
+            #expect(rows.allSatisfy { ($0.country ?? "") == section.name })
+            #expect(rows.map(\.photographerCount) == rows.map(\.photographerCount).sorted(by: >), "most photographers first in each country")
+        }
+        let region = try #require(try test.gallery.topRegions().first)
+        let byPhotographer = try test.gallery.regionPhotosController(regionID: region.id, byPhotographer: true)
+        try byPhotographer.performFetch()
+        #expect(byPhotographer.numberOfObjects == region.photos)
+        let names = byPhotographer.sections.map(\.name)
+        #expect(names == names.sorted { Collation.localizedStandard.compare($0, $1) == .orderedAscending })
+    }
+
     @Test("The top-regions controller keeps its limit as a sync adds regions")
     func topRegionsController() async throws {
         let controller = try test.gallery.topRegionsController(limit: 10)
