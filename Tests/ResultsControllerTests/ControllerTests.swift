@@ -115,44 +115,41 @@ struct ControllerTests {
         #expect(log.calls.isEmpty)
     }
 
-    @Test("Commits from another store object on the file, and a gap in trimmed history, are followed")
-    func otherWritersAndGaps() throws {
+    /// Commits `change` through this store and returns the first batch a controller on a
+    /// second store object over the same file reports, checked against the table model.
+    private func batchSeenByAnotherStore(pollingEvery interval: TimeInterval, _ change: () throws -> Void) throws -> ChangeBatch {
         var configuration = StoreConfiguration()
-        configuration.observationInterval = 0.02
-        let path = testStore.directory.appendingPathComponent("store.sqlite").path
-        let watcherStore = try TestSchema.openStore(at: path, configuration: configuration)
+        configuration.observationInterval = interval
+        let watcherStore = try TestSchema.openStore(at: testStore.directory.appendingPathComponent("store.sqlite").path,
+                                                    configuration: configuration)
         let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
         let controller = try ResultsController<Photo>(store: watcherStore, request: request)
         let log = DelegateLog()
         controller.delegate = log
         try controller.performFetch()
         var model = TableModel(controller.snapshot)
-        try store.write { try $0.inserted(Photo(flickrID: "remote", title: "remote")) }
+        try change()
         let deadline = Date().addingTimeInterval(5)
         while log.changes.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         let batch = try #require(log.changes.first?.batch)
         try model.apply(batch, after: try freshSnapshot(Photo.self, store: store, request: request, sectionKeyPath: nil))
+        return batch
+    }
+
+    @Test("Commits from another store object on the file are followed")
+    func otherWriters() throws {
+        let batch = try batchSeenByAnotherStore(pollingEvery: 0.02) {
+            try store.write { try $0.inserted(Photo(flickrID: "remote", title: "remote")) }
+        }
         #expect(batch.rowInserts.count == 1)
     }
 
     @Test("A history gap makes the controller refetch and report the difference")
     func historyGap() throws {
-        var configuration = StoreConfiguration()
-        configuration.observationInterval = 0.5
-        let path = testStore.directory.appendingPathComponent("store.sqlite").path
-        let watcherStore = try TestSchema.openStore(at: path, configuration: configuration)
-        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
-        let controller = try ResultsController<Photo>(store: watcherStore, request: request)
-        let log = DelegateLog()
-        controller.delegate = log
-        try controller.performFetch()
-        var model = TableModel(controller.snapshot)
-        try store.write { try $0.deleteAll(FetchRequest(Photo.self, predicate: Key("title") == "apple")) }
-        try store.trimHistory(before: Date().addingTimeInterval(1))
-        let deadline = Date().addingTimeInterval(5)
-        while log.changes.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        let batch = try #require(log.changes.first?.batch)
-        try model.apply(batch, after: try freshSnapshot(Photo.self, store: store, request: request, sectionKeyPath: nil))
+        let batch = try batchSeenByAnotherStore(pollingEvery: 0.5) {
+            try store.write { try $0.deleteAll(FetchRequest(Photo.self, predicate: Key("title") == "apple")) }
+            try store.trimHistory(before: Date().addingTimeInterval(1))
+        }
         #expect(batch.rowDeletes.count == 1)
     }
 }
