@@ -28,11 +28,14 @@ enum RegionCounts {
             photosPerRegion[membership.region, default: 0] += sign
             if membership.photographer != nil { photosPerLink[membership, default: 0] += sign }
         }
-        // The links of the regions involved, in one query per few hundred regions.
+        // The links of exactly the (region, photographer) pairs involved: one query per 500
+        // pairs, so a page of up to 500 photos costs one, however large the store has grown.
         var links: [Membership: (id: Int64, count: Int64)] = [:]
-        for chunk in Array(photosPerRegion.keys).chunked(400) {
-            let sql = "SELECT id, region_id, photographer_id, photoCount FROM RegionPhotographer WHERE region_id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
-            for row in try transaction.rows(sql, chunk.map { .integer($0) }) {
+        for chunk in Array(photosPerLink.keys).chunked(500) {
+            let pairs = Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ")
+            let sql = "SELECT id, region_id, photographer_id, photoCount FROM RegionPhotographer WHERE (region_id, photographer_id) IN (VALUES \(pairs))"
+            let arguments: [SQLValue] = chunk.flatMap { [.integer($0.region), $0.photographer.map { .integer($0) } ?? .null] }
+            for row in try transaction.rows(sql, arguments) {
                 guard let id = row[0].int64, let region = row[1].int64 else { continue }
                 links[Membership(region: region, photographer: row[2].int64)] = (id, row[3].int64 ?? 0)
             }
