@@ -37,7 +37,7 @@ enum PhotoIngest {
                 secret: photo.secret, server: photo.server, farm: photo.farm.map(Int64.init), originalSecret: photo.originalSecret,
                 originalFormat: photo.originalFormat, photographerID: photographers[photo.owner], placeID: place?.id,
                 regionID: place?.status == .resolved ? place?.regionID : nil)
-            if var stored = existingByFlickrID[photo.id] {
+            if let stored = existingByFlickrID[photo.id] {
                 // Known photo: keep when it was first downloaded and the region it already has.
                 record.id = stored.id
                 record.downloaded = stored.downloaded
@@ -51,7 +51,6 @@ enum PhotoIngest {
                     joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
                 }
                 if try !transaction.update(record, from: stored).isEmpty { outcome.updated += 1 }
-                stored = record
             } else {
                 outcome.allKnown = false
                 try transaction.insert(&record)

@@ -52,14 +52,14 @@ enum ControllerBenchmarks {
                     }
                 }
                 for sections in [1, 100] {
-                    figures += try measure(store: store, n: n, sections: sections, ks: ks, random: &random)
+                    figures += try measureUpdates(store: store, n: n, sections: sections, ks: ks, random: &random)
                 }
             }
         }
         return figures
     }
 
-    private static func measure(store: Store, n: Int, sections: Int, ks: [Int], random: inout BenchRandom) throws -> [Figure] {
+    private static func measureUpdates(store: Store, n: Int, sections: Int, ks: [Int], random: inout BenchRandom) throws -> [Figure] {
         let sortKeys = sections == 1 ? [SortKey("score")] : [SortKey("bucket"), SortKey("score")]
         let request = FetchRequest(Item.self, sortDescriptors: sortKeys)
         let controller = try ResultsController<Item>(store: store, request: request, sectionKeyPath: sections == 1 ? nil : "bucket")
@@ -76,7 +76,6 @@ enum ControllerBenchmarks {
             // A third inserts, a third deletes, a third sort-key changes.
             let ids = try store.read { try $0.fetchIDs(FetchRequest(Item.self, sortDescriptors: [SortKey("id")], fetchLimit: 3 * k + 10)) }
             let before = controller.fetchedIDs
-            var timings: [Double] = []
             try store.write { transaction in
                 for index in 0..<k {
                     switch index % 3 {
@@ -93,14 +92,13 @@ enum ControllerBenchmarks {
                     }
                 }
             }
-            timings.append(controller.lastUpdateSeconds)
             let ours = controller.lastUpdateSeconds
             // Baseline: what a controller without change tracking does: refetch everything,
             // then diff with the standard library.
             let estimatedWork = Double(before.count) * Double(2 * k)
             var baselineSeconds: Double?
             if estimatedWork <= 2e9 {
-                baselineSeconds = try Harness.measure {
+                baselineSeconds = try measure {
                     let after = try store.read { context -> [Int64] in
                         var ids: [Int64] = []
                         try context.forEachKeyRow(request, keyPaths: sortKeys.map(\.keyPath)) { id, _ in ids.append(id) }
@@ -176,11 +174,5 @@ struct BenchRandom: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
-    }
-}
-
-enum Harness {
-    static func measure(_ body: () throws -> Void) rethrows -> Double {
-        try topregions_bench.measure(body)
     }
 }

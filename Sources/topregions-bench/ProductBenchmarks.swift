@@ -174,15 +174,13 @@ enum ProductBenchmarks {
                 let controller = try gallery.topRegionsController()
                 try controller.performFetch()
             }
-            var naive: [String] = []
+            var naive: [Row] = []
             let baseline = try medianSeconds(runs: 3) {
-                naive = try gallery.store.read { try $0.rows(naiveTopRegions).compactMap { $0[0].string } }
+                naive = try gallery.store.read { try $0.rows(naiveTopRegions) }
             }
-            let naiveCounts = try gallery.store.read { try $0.rows(naiveTopRegions).compactMap { $0[2].int64 } }
-            guard top.map(\.photographers) == naiveCounts.map(Int.init) else {
+            guard top.map(\.photographers) == naive.compactMap({ $0[2].int64 }).map(Int.init) else {
                 throw StoreError(.invalidRequest, "the top regions disagree with the naive query")
             }
-            _ = naive
             figures.append(Figure(scenario: "query.topRegions", n: photos, seconds: ours, baseline: "GROUP BY region COUNT(DISTINCT photographer)",
                                   baselineSeconds: baseline, extra: ["regions": regions, "photographers": photographers]))
             figures.append(Figure(scenario: "query.topRegions.performFetch", n: photos, seconds: controllerFetch,

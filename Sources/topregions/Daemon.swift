@@ -4,37 +4,18 @@ import Foundation
 import Store
 import TopRegionsKit
 
-/// The daemon's lock: held for its lifetime, so `status` can tell whether one runs (and a
-/// second daemon on the same store is refused).
+/// The daemon's lock (`<store>.daemon-lock`), held for its lifetime, so `status` can tell
+/// whether one runs and a second daemon on the same store is refused.
 enum DaemonLock {
     static func path(_ storePath: String) -> String { storePath + ".daemon-lock" }
 
-    static func acquire(storePath: String) throws -> Int32 {
-        let descriptor = open(path(storePath), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw RuntimeError("cannot open \(path(storePath)): \(String(cString: strerror(errno)))") }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            throw SyncLock.Busy(pid: holder(storePath: storePath))
-        }
-        ftruncate(descriptor, 0)
-        let pid = "\(getpid())\n"
-        _ = pid.withCString { pwrite(descriptor, $0, strlen($0), 0) }
-        return descriptor
+    static func acquire(storePath: String) throws -> ProcessLock {
+        try ProcessLock.acquire(path: path(storePath), holder: "daemon", wait: false)
     }
 
     /// The running daemon's pid, or nil.
     static func holder(storePath: String) -> Int32? {
-        let descriptor = open(path(storePath), O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
-            flock(descriptor, LOCK_UN)
-            return nil
-        }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = pread(descriptor, &buffer, 31, 0)
-        guard count > 0 else { return nil }
-        return Int32(String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        ProcessLock.holderPID(path: path(storePath))
     }
 }
 
@@ -119,7 +100,7 @@ extension Commands {
         let options = try context.syncOptions()
         _ = try context.arguments.positionals(0...0, "")
         let lock = try DaemonLock.acquire(storePath: context.storePath)
-        defer { close(lock) }
+        defer { lock.release() }
         let state = DaemonState()
         let signals = SignalEvents { event in Task { await state.signal(event) } }
         log("info", "start", [("pid", getpid()), ("interval", Int(interval)), ("source", source), ("store", context.storePath)])

@@ -62,7 +62,7 @@ func run(_ command: Command, _ arguments: Arguments) async -> Never {
         exit(try await command.run(&context))
     } catch let error as UsageError {
         fail(error.description, code: 64, usage: command.help)
-    } catch let error as SyncLock.Busy {
+    } catch let error as ProcessLock.Busy {
         fail(error.description, code: 75)
     } catch {
         fail("\(error)", code: 1)
