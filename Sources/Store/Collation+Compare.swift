@@ -9,7 +9,8 @@ extension Collation {
     /// both ways round), and a SQLite collation must be. So the two strings are always
     /// compared in one direction, the byte-wise smaller first, and the result flipped when
     /// the arguments came the other way. Wherever Foundation is consistent this is exactly
-    /// Foundation's answer.
+    /// Foundation's answer. Printable-ASCII strings that differ beyond case and leading
+    /// zeros are ordered without Foundation (`LocalizedStandardASCII`), to the same answer.
     public func compare(_ left: String, _ right: String) -> ComparisonResult {
         switch self {
         case .binary:
@@ -17,6 +18,7 @@ extension Collation {
         case .caseInsensitive, .localizedStandard:
             let bytewise = Self.bytewise(left, right)
             if bytewise == .orderedSame { return .orderedSame }
+            if self == .localizedStandard, let order = Self.localizedStandardASCII(left, right) { return order }
             let (first, second) = bytewise == .orderedAscending ? (left, right) : (right, left)
             let result = self == .localizedStandard
                 ? first.localizedStandardCompare(second)
@@ -27,7 +29,18 @@ extension Collation {
 
     /// The same comparison on UTF-8 bytes as SQLite hands them to a collation.
     func compare(_ left: UnsafeRawPointer?, _ leftCount: Int, _ right: UnsafeRawPointer?, _ rightCount: Int) -> ComparisonResult {
-        compare(Self.string(left, leftCount), Self.string(right, rightCount))
+        if self == .localizedStandard, let left, let right,
+           let order = LocalizedStandardASCII.compare(UnsafeBufferPointer(start: left.assumingMemoryBound(to: UInt8.self), count: leftCount),
+                                                      UnsafeBufferPointer(start: right.assumingMemoryBound(to: UInt8.self), count: rightCount)) {
+            return order
+        }
+        return compare(Self.string(left, leftCount), Self.string(right, rightCount))
+    }
+
+    private static func localizedStandardASCII(_ left: String, _ right: String) -> ComparisonResult? {
+        var left = left
+        var right = right
+        return left.withUTF8 { leftBytes in right.withUTF8 { rightBytes in LocalizedStandardASCII.compare(leftBytes, rightBytes) } }
     }
 
     private static func string(_ bytes: UnsafeRawPointer?, _ count: Int) -> String {
