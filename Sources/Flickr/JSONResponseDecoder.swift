@@ -4,14 +4,14 @@ import Foundation
 enum JSONResponseDecoder {
     static func photoPage(_ data: Data, page: Int?) throws -> PhotoPage {
         let root = try object(data, method: FlickrMethod.photosSearch, page: page)
-        guard let photos = root["photos"] as? [String: Any] else {
+        guard let photos = root["photos"]?.objectFields else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "the response has no photos")
         }
-        guard let list = photos["photo"] as? [Any] else {
+        guard let list = photos["photo"]?.arrayElements else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photos has no photo list")
         }
         let decoded = try list.enumerated().map { index, element -> FlickrPhoto in
-            guard let fields = element as? [String: Any] else {
+            guard let fields = element.objectFields else {
                 throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photo \(index + 1) is not an object")
             }
             return try FlickrFields.photo(fields, description: content(fields["description"]), index: index, page: page)
@@ -22,15 +22,14 @@ enum JSONResponseDecoder {
     static func placeInfo(_ data: Data) throws -> PlaceInfo {
         let method = FlickrMethod.placeInfo
         let root = try object(data, method: method, page: nil)
-        guard let place = root["place"] as? [String: Any] else {
+        guard let place = root["place"]?.objectFields else {
             throw FlickrError(.malformedResponse, method: method, "the response has no place")
         }
         guard let placeID = LooseValue.nonEmptyString(place["place_id"]) else {
             throw FlickrError(.malformedResponse, method: method, "the place has no place_id")
         }
         func level(_ key: String) -> PlaceLevel? {
-            let fields = place[key] as? [String: Any]
-            return FlickrFields.level(fields, name: content(fields))
+            FlickrFields.level(place[key]?.objectFields, name: content(place[key]))
         }
         return PlaceInfo(placeID: placeID, woeID: LooseValue.nonEmptyString(place["woeid"]),
                          placeType: LooseValue.nonEmptyString(place["place_type"]), placeTypeID: LooseValue.int(place["place_type_id"]),
@@ -40,16 +39,16 @@ enum JSONResponseDecoder {
 
     /// The top-level object, after removing a `jsonFlickrApi(...)` wrapper; a `stat="fail"`
     /// envelope becomes the API error it carries.
-    static func object(_ data: Data, method: String, page: Int?) throws -> [String: Any] {
+    static func object(_ data: Data, method: String, page: Int?) throws -> [String: JSONValue] {
         let body = unwrapCallback(data)
-        let parsed: Any
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: body)
+            parsed = try JSONParser.parse(body)
         } catch {
-            throw FlickrError(.malformedResponse, method: method, page: page,
-                              "the response is not valid JSON (\(body.isEmpty ? "empty body" : "\(body.count) bytes, truncated or garbled"))")
+            let detail = body.isEmpty ? "empty body" : "\(body.count) bytes, truncated or garbled: \(error)"
+            throw FlickrError(.malformedResponse, method: method, page: page, "the response is not valid JSON (\(detail))")
         }
-        guard let root = parsed as? [String: Any] else {
+        guard let root = parsed.objectFields else {
             throw FlickrError(.malformedResponse, method: method, page: page, "the response is not a JSON object")
         }
         switch LooseValue.string(root["stat"]) {
@@ -60,8 +59,8 @@ enum JSONResponseDecoder {
     }
 
     /// Text of a `{"_content": …}` object, or of a plain string.
-    static func content(_ value: Any?) -> String? {
-        if let object = value as? [String: Any] { return LooseValue.string(object["_content"]) }
+    static func content(_ value: JSONValue?) -> String? {
+        if let object = value?.objectFields { return LooseValue.string(object["_content"]) }
         return LooseValue.string(value)
     }
 

@@ -1,54 +1,53 @@
 import Foundation
 
 /// Reads Flickr's loosely typed values: numbers that arrive as strings or as numbers,
-/// optional fields that may be missing or empty.
+/// optional fields that may be missing or empty. XML attributes arrive as `.string`.
 enum LooseValue {
-    static func string(_ value: Any?) -> String? {
+    static func string(_ value: JSONValue?) -> String? {
         switch value {
-        case let text as String: return text
-        case let number as Int: return String(number)
-        case let number as Int64: return String(number)
-        case let number as Double:
+        case .string(let text): return text
+        case .integer(let number): return String(number)
+        case .number(let number):
             if let integer = Int64(exactly: number) { return String(integer) }
             return String(number)
-        case let number as NSNumber: return number.stringValue
+        case .bool(let flag): return flag ? "1" : "0"
         default: return nil
         }
     }
 
     /// A string that is present and not empty.
-    static func nonEmptyString(_ value: Any?) -> String? {
+    static func nonEmptyString(_ value: JSONValue?) -> String? {
         guard let text = string(value), !text.isEmpty else { return nil }
         return text
     }
 
-    static func int(_ value: Any?) -> Int? {
+    static func int(_ value: JSONValue?) -> Int? {
         switch value {
-        case let number as Int: return number
-        case let number as Double: return Int(exactly: number)
-        case let number as NSNumber: return number.intValue
-        case let text as String: return Int(text) ?? Int(text.trimmingCharacters(in: .whitespaces))
+        case .integer(let number): return Int(exactly: number)
+        case .number(let number): return Int(exactly: number)
+        case .bool(let flag): return flag ? 1 : 0
+        case .string(let text): return Int(text) ?? Int(text.trimmingCharacters(in: .whitespaces))
         default: return nil
         }
     }
 
-    static func double(_ value: Any?) -> Double? {
+    static func double(_ value: JSONValue?) -> Double? {
         switch value {
-        case let number as Double: return number
-        case let number as Int: return Double(number)
-        case let number as NSNumber: return number.doubleValue
-        case let text as String: return Double(text) ?? Double(text.trimmingCharacters(in: .whitespaces))
+        case .number(let number): return number
+        case .integer(let number): return Double(number)
+        case .bool(let flag): return flag ? 1 : 0
+        case .string(let text): return Double(text) ?? Double(text.trimmingCharacters(in: .whitespaces))
         default: return nil
         }
     }
 
     /// Flickr writes "no coordinate" as 0.
-    static func coordinate(_ value: Any?) -> Double? {
+    static func coordinate(_ value: JSONValue?) -> Double? {
         guard let number = double(value), number != 0 else { return nil }
         return number
     }
 
-    static func date(_ value: Any?) -> Date? {
+    static func date(_ value: JSONValue?) -> Date? {
         guard let seconds = double(value), seconds > 0 else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
@@ -58,7 +57,7 @@ enum LooseValue {
 /// and XML decoders.
 enum FlickrFields {
     /// A photo from its fields; `index` names it in errors.
-    static func photo(_ fields: [String: Any], description: String?, index: Int, page: Int?) throws -> FlickrPhoto {
+    static func photo(_ fields: [String: JSONValue], description: String?, index: Int, page: Int?) throws -> FlickrPhoto {
         guard let id = LooseValue.nonEmptyString(fields["id"]) else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photo \(index + 1) has no id")
         }
@@ -76,7 +75,7 @@ enum FlickrFields {
                            originalFormat: LooseValue.nonEmptyString(fields["originalformat"]))
     }
 
-    static func page(_ fields: [String: Any], photos: [FlickrPhoto], requestedPage: Int?) throws -> PhotoPage {
+    static func page(_ fields: [String: JSONValue], photos: [FlickrPhoto], requestedPage: Int?) throws -> PhotoPage {
         guard let page = LooseValue.int(fields["page"]) else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: requestedPage, "photos has no page number")
         }
@@ -85,12 +84,12 @@ enum FlickrFields {
                          total: LooseValue.int(fields["total"]) ?? photos.count, photos: photos)
     }
 
-    static func level(_ fields: [String: Any]?, name: String?) -> PlaceLevel? {
+    static func level(_ fields: [String: JSONValue]?, name: String?) -> PlaceLevel? {
         guard let fields, let placeID = LooseValue.nonEmptyString(fields["place_id"]) else { return nil }
         return PlaceLevel(placeID: placeID, woeID: LooseValue.nonEmptyString(fields["woeid"]), name: name ?? "")
     }
 
-    static func failure(code: Any?, message: Any?, method: String, page: Int?) -> FlickrError {
+    static func failure(code: JSONValue?, message: JSONValue?, method: String, page: Int?) -> FlickrError {
         let code = LooseValue.int(code) ?? -1
         let text = LooseValue.string(message) ?? "no message"
         return FlickrError(.api(code: code), method: method, page: page, "Flickr error \(code): \(text)")

@@ -87,13 +87,14 @@ enum XMLResponseDecoder {
 /// A parsed element: name, attributes, children, and its own text.
 final class XMLElementNode {
     let name: String
-    let attributes: [String: Any]
+    /// Attribute values as `JSONValue.string`, so that one `FlickrFields` reads both formats.
+    let attributes: [String: JSONValue]
     var children: [XMLElementNode] = []
     var text = ""
 
     init(name: String, attributes: [String: String]) {
         self.name = name
-        self.attributes = attributes
+        self.attributes = attributes.mapValues(JSONValue.string)
     }
 
     func child(_ name: String) -> XMLElementNode? { children.first { $0.name == name } }
