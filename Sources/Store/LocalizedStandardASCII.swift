@@ -1,19 +1,26 @@
 import Foundation
 
-/// The `localizedStandard` order of two printable-ASCII strings that differ at the primary
-/// level, computed here instead of by Foundation.
+/// The `localizedStandard` order of two strings whose first difference lies in printable
+/// ASCII (after an identical beginning, in any script), computed here instead of by
+/// Foundation.
 ///
 /// On Linux, `localizedStandardCompare` goes through CoreFoundation to an ICU collator and
 /// costs about 3 µs a call; an index ordered by it made every insert pay ~20 of them. For
 /// printable ASCII (0x20–0x7E) the order is ICU's root order with numeric collation and
 /// case ignored at the first level: space and punctuation in ICU's order, then digits, then
 /// letters regardless of case, and every run of digits compared by its numeric value
-/// (leading zeros ignored). Two strings that differ there are ordered by that first
-/// difference, and that is all this decides. Strings equal at that level (they differ only
-/// in case or in leading zeros, where Foundation breaks the tie its own way), and strings
-/// with any other byte, return nil and are left to Foundation.
+/// (leading zeros ignored). A byte-identical beginning that ends on an ASCII non-digit is
+/// skipped: it weighs the same on both sides. When both strings are then printable ASCII
+/// up to their first
+/// difference at that level, and an ASCII byte (or the end) follows the differing
+/// characters, that difference decides, whatever comes after. Everything else returns nil
+/// and is left to Foundation: a difference in case or leading zeros only (Foundation breaks
+/// those ties its own way), any non-ASCII or control byte before the difference, and a
+/// non-ASCII byte right after it (a combining mark, or a digit of another script that would
+/// continue a number, can change the character it follows).
 ///
-/// `CollationTests` checks this against Foundation on a million generated pairs.
+/// `LocalizedStandardASCIITests` checks this against Foundation on generated pairs, with
+/// and without non-ASCII text after the difference.
 enum LocalizedStandardASCII {
     /// ICU's root order of the printable ASCII punctuation and symbols, space first.
     private static let punctuationOrder = Array(" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$".utf8)
@@ -35,42 +42,75 @@ enum LocalizedStandardASCII {
     private static let longestNumber = 200
 
     static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> ComparisonResult? {
+        let start = sharedBeginning(left, right)
+        return compareFromDifference(UnsafeBufferPointer(rebasing: left[start...]), UnsafeBufferPointer(rebasing: right[start...]))
+    }
+
+    /// How many leading bytes both strings share and can be skipped: byte-identical text
+    /// weighs the same on both sides, provided it ends on an ASCII byte that is not a
+    /// digit (a digit could be part of a number that goes on; a non-ASCII character
+    /// could combine with what follows). 0 when there is no such beginning.
+    private static func sharedBeginning(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+        let shorter = min(left.count, right.count)
+        var end = 0
+        while end < shorter && left[end] == right[end] { end += 1 }
+        while end > 0 && isDigit(left[end - 1]) { end -= 1 }
+        guard end > 0, left[end - 1] < 0x80 else { return 0 }
+        return end
+    }
+
+    private static func compareFromDifference(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> ComparisonResult? {
         let weights = Self.weights
-        // Only whole printable-ASCII strings: a byte of a multi-byte character anywhere
-        // (even a combining mark after the first difference) leaves it to Foundation.
-        guard left.allSatisfy({ weights[Int($0)] != 0 }), right.allSatisfy({ weights[Int($0)] != 0 }) else { return nil }
         var leftIndex = 0
         var rightIndex = 0
         while leftIndex < left.count && rightIndex < right.count {
-            let leftWeight = weights[Int(left[leftIndex])]
-            let rightWeight = weights[Int(right[rightIndex])]
-            if isDigit(left[leftIndex]) && isDigit(right[rightIndex]) {
-                let leftNumber = number(in: left, from: leftIndex)
-                let rightNumber = number(in: right, from: rightIndex)
-                guard leftNumber.significant.count <= longestNumber, rightNumber.significant.count <= longestNumber else { return nil }
-                if let order = compareNumbers(leftNumber.significant, rightNumber.significant, left, right) { return order }
-                leftIndex = leftNumber.end
-                rightIndex = rightNumber.end
-                continue
+            let leftByte = left[leftIndex], rightByte = right[rightIndex]
+            let leftWeight = weights[Int(leftByte)], rightWeight = weights[Int(rightByte)]
+            guard leftWeight != 0, rightWeight != 0 else { return nil }
+            // A number is compared whole, and must be whole: followed by ASCII or the end.
+            let leftEnd = isDigit(leftByte) ? digitRunEnd(left, from: leftIndex) : leftIndex + 1
+            let rightEnd = isDigit(rightByte) ? digitRunEnd(right, from: rightIndex) : rightIndex + 1
+            if leftWeight != rightWeight {
+                guard isSettled(left, at: leftEnd), isSettled(right, at: rightEnd) else { return nil }
+                return leftWeight < rightWeight ? .orderedAscending : .orderedDescending
             }
-            if leftWeight != rightWeight { return leftWeight < rightWeight ? .orderedAscending : .orderedDescending }
-            leftIndex += 1
-            rightIndex += 1
+            if isDigit(leftByte) {
+                guard isSettled(left, at: leftEnd), isSettled(right, at: rightEnd) else { return nil }
+                let leftNumber = withoutLeadingZeros(left, leftIndex..<leftEnd)
+                let rightNumber = withoutLeadingZeros(right, rightIndex..<rightEnd)
+                guard leftNumber.count <= longestNumber, rightNumber.count <= longestNumber else { return nil }
+                if let order = compareNumbers(leftNumber, rightNumber, left, right) { return order }
+            }
+            leftIndex = leftEnd
+            rightIndex = rightEnd
         }
-        if leftIndex == left.count && rightIndex == right.count { return nil }
+        // One is a prefix of the other at this level: the longer is greater only if what
+        // remains of it certainly weighs something (printable ASCII).
+        let (rest, restStart) = leftIndex < left.count ? (left, leftIndex) : (right, rightIndex)
+        guard restStart < rest.count else { return nil }
+        for index in restStart..<rest.count where weights[Int(rest[index])] == 0 { return nil }
         return leftIndex == left.count ? .orderedAscending : .orderedDescending
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
-
-    /// The run of digits starting at `start`: its digits after any leading zeros, and its end.
-    private static func number(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (significant: Range<Int>, end: Int) {
-        var first = start
-        while first < bytes.count && bytes[first] == UInt8(ascii: "0") { first += 1 }
-        var end = first
-        while end < bytes.count && isDigit(bytes[end]) { end += 1 }
-        return (first..<end, end)
+    /// Whether the character before `index` stands as it is: the string ends there or an
+    /// ASCII byte follows.
+    private static func isSettled(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        index >= bytes.count || bytes[index] < 0x80
     }
+
+    private static func digitRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var end = start
+        while end < bytes.count && isDigit(bytes[end]) { end += 1 }
+        return end
+    }
+
+    private static func withoutLeadingZeros(_ bytes: UnsafeBufferPointer<UInt8>, _ run: Range<Int>) -> Range<Int> {
+        var first = run.lowerBound
+        while first < run.upperBound && bytes[first] == UInt8(ascii: "0") { first += 1 }
+        return first..<run.upperBound
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
     /// Numeric order of two digit runs without leading zeros: the longer is larger, then
     /// digit by digit. nil when they are the same number.
