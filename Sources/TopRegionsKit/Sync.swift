@@ -58,8 +58,11 @@ extension Gallery {
         var newestUpload = previous?.newestUpload
         var namedThisPass = Set<String>()
         do {
+            let pages = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload,
+                                   lastPage: max(1, options.pages), readsAhead: previous == nil)
+            defer { pages.cancel() }
             for page in 1...max(1, options.pages) {
-                let photos = try await client.recentGeotaggedPhotos(page: page, perPage: options.perPage, minUploadDate: minimumUpload)
+                let photos = try await pages.page(page)
                 let names = namedThisPass
                 let (stored, named) = try await store.write { transaction in
                     var named = names
@@ -112,5 +115,52 @@ extension Gallery {
                       .integer(Int64(result.placesPending)), .integer(Int64(result.placesFailed)), .integer(Int64(result.calls)),
                       newestUpload.map { .real($0.timeIntervalSince1970) } ?? .null, result.error.map { .text($0) } ?? .null])
         }
+    }
+}
+
+/// Reads `photos.search` pages for a pass. When the pass will read every page anyway (a
+/// first pass, or after a failure: nothing lets it stop early), it asks for the next page
+/// while the caller stores this one, so that fetching and decoding overlap the writing.
+/// Otherwise it asks for each page only when the caller wants it, so that a pass that
+/// catches up early makes no call it does not need.
+private final class PageReader: @unchecked Sendable {
+    private let client: FlickrClient
+    private let perPage: Int
+    private let minimumUpload: Date?
+    private let lastPage: Int
+    private let readsAhead: Bool
+    /// Touched only by the sync pass that owns the reader, one call at a time.
+    private var next: (page: Int, task: Task<PhotoPage, Error>)?
+
+    init(client: FlickrClient, perPage: Int, minimumUpload: Date?, lastPage: Int, readsAhead: Bool) {
+        self.client = client
+        self.perPage = perPage
+        self.minimumUpload = minimumUpload
+        self.lastPage = lastPage
+        self.readsAhead = readsAhead
+    }
+
+    func page(_ number: Int) async throws -> PhotoPage {
+        let photos: PhotoPage
+        if let next, next.page == number {
+            self.next = nil
+            photos = try await next.task.value
+        } else {
+            photos = try await fetch(number)
+        }
+        if readsAhead, !photos.photos.isEmpty, number < photos.pages, number < lastPage {
+            let following = number + 1
+            next = (following, Task { try await self.fetch(following) })
+        }
+        return photos
+    }
+
+    func cancel() {
+        next?.task.cancel()
+        next = nil
+    }
+
+    private func fetch(_ number: Int) async throws -> PhotoPage {
+        try await client.recentGeotaggedPhotos(page: number, perPage: perPage, minUploadDate: minimumUpload)
     }
 }

@@ -99,6 +99,23 @@ struct SyncTests {
 
     }
 
+    @Test("A first pass asks for every page once (the next while it stores this one); a pass that catches up asks no further")
+    func pagesAskedOnce() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        let client = serverClient(server)
+        _ = try await test.gallery.sync(client: client, options: SyncOptions(pages: 10, perPage: 250))
+        func searchedPages() async throws -> [String] {
+            try await server.requests().filter { $0.method == FlickrMethod.photosSearch }.compactMap { $0.query["page"] }
+        }
+        let total = try Expected.photos().count
+        let pageCount = (total + 249) / 250
+        #expect(try await searchedPages() == (1...pageCount).map(String.init))
+        // The second pass finds page 1 already known and stops: no page read ahead.
+        _ = try await test.gallery.sync(client: client, options: SyncOptions(pages: 10, perPage: 250))
+        #expect(try await searchedPages() == (1...pageCount).map(String.init) + ["1"])
+    }
+
     @Test("Each page costs the same number of queries, whatever its size")
     func constantQueriesPerPage() async throws {
         let test = try TestGallery()
