@@ -61,7 +61,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["FlickrTestSupport", "TopRegionsKit", "ResultsController", "Store"]
+            dependencies: ["FlickrTestSupport", "TopRegionsKit", "ResultsController", "Store", "topregions"]
         ),
         .testTarget(
             name: "StoreTests",

@@ -20,11 +20,7 @@ struct Output: Sendable {
     }
 
     static func jsonText(_ value: Any) -> String {
-        guard JSONSerialization.isValidJSONObject(value) || value is String || value is NSNumber,
-              let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {
-            return "null"
-        }
-        return String(decoding: data, as: UTF8.self)
+        JSONText.of(value)
     }
 
     /// Rows as aligned columns that respect wide characters and the terminal width.
