@@ -19,7 +19,10 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "Store", dependencies: ["CSQLite"]),
-        .target(name: "Flickr"),
+        // libcurl, loaded with dlopen on the first HTTP request (its headers are needed to
+        // build; the library only at run time, and only by processes that go online).
+        .target(name: "CCurlTransfer", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "Flickr", dependencies: ["CCurlTransfer"]),
         .target(name: "ResultsController", dependencies: ["Store"]),
         .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr"]),
         .executableTarget(

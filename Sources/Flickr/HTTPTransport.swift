@@ -1,146 +1,95 @@
+import CCurlTransfer
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// HTTP through URLSession (libcurl underneath on Linux). Bodies are streamed and the
-/// transfer is cancelled as soon as it passes the size limit, so an endless or huge
-/// response cannot exhaust memory.
+/// HTTP through libcurl, loaded only when the first request is made (see
+/// `curl_transfer.h`): a command that never goes to the network starts without it.
+///
+/// Each request runs on a thread of its own while the caller awaits; the whole exchange
+/// has one deadline (libcurl's total timeout); bodies are collected as they arrive and the
+/// transfer is stopped as soon as they pass the size limit, so an endless or huge
+/// response cannot exhaust memory; redirects are followed (at most 5, HTTP and HTTPS only).
 public final class HTTPTransport: FlickrTransport {
-    private let session: URLSession
-    private let delegate: TransferDelegate
+    static let userAgent = "TopRegions/1.0 (Swift; Linux)"
 
-    public init() {
-        let delegate = TransferDelegate()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpAdditionalHeaders = ["User-Agent": "TopRegions/1.0 (Swift; Linux)"]
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-    }
-
-    deinit { session.invalidateAndCancel() }
+    public init() {}
 
     public func get(_ url: URL, timeout: TimeInterval, maximumBytes: Int) async throws -> TransportResponse {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "GET"
-        let task = session.dataTask(with: request)
-        let delegate = self.delegate
+        let cancellation = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.begin(task, maximumBytes: maximumBytes, continuation: continuation)
-                task.resume()
-                // URLSession on Linux does not always enforce the request's timeout; this
-                // deadline covers the whole exchange.
-                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                    delegate.fail(task, FlickrError(.timeout, "no complete answer within \(timeout) s"))
-                    task.cancel()
+                let thread = Thread {
+                    continuation.resume(with: Self.transfer(url, timeout: timeout, maximumBytes: maximumBytes, cancellation: cancellation))
                 }
+                thread.name = "topregions.http"
+                thread.start()
             }
         } onCancel: {
-            task.cancel()
+            cancellation.cancel()
+        }
+    }
+
+    /// One blocking transfer, its outcome as a response or a `FlickrError`.
+    private static func transfer(_ url: URL, timeout: TimeInterval, maximumBytes: Int,
+                                 cancellation: CancellationFlag) -> Result<TransportResponse, Error> {
+        var result = tr_transfer_result()
+        defer { tr_transfer_free(&result) }
+        let timeoutMilliseconds = max(1, Int(timeout * 1000))
+        let outcome = tr_transfer_get(url.absoluteString, userAgent, timeoutMilliseconds, max(0, maximumBytes), cancellation.pointer, &result)
+        switch outcome {
+        case TR_TRANSFER_OK:
+            let body = result.body.map { Data(bytes: $0, count: result.body_length) } ?? Data()
+            return .success(TransportResponse(status: result.status, headers: headers(result), body: body))
+        case TR_TRANSFER_CANCELLED:
+            return .failure(CancellationError())
+        default:
+            return .failure(error(for: outcome, curlCode: result.curl_code, timeout: timeout, maximumBytes: maximumBytes))
+        }
+    }
+
+    /// "Name: value" lines of the last response; the status line and folded or malformed
+    /// lines are skipped.
+    private static func headers(_ result: tr_transfer_result) -> [String: String] {
+        guard let bytes = result.headers, result.headers_length > 0 else { return [:] }
+        let text = String(decoding: UnsafeRawBufferPointer(start: bytes, count: result.headers_length), as: UTF8.self)
+        var headers: [String: String] = [:]
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let colon = line.firstIndex(of: ":"), !line.hasPrefix("HTTP/") else { continue }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty && headers[name] == nil { headers[name] = value }
+        }
+        return headers
+    }
+
+    /// The transfer's failure in the client's terms, without libcurl's text (which can
+    /// quote the URL, and so the key).
+    private static func error(for outcome: tr_transfer_outcome, curlCode: Int32, timeout: TimeInterval, maximumBytes: Int) -> FlickrError {
+        switch outcome {
+        case TR_TRANSFER_TIMEOUT: return FlickrError(.timeout, "no complete answer within \(timeout) s")
+        case TR_TRANSFER_TOO_LARGE: return FlickrError(.responseTooLarge, "the response is larger than the limit of \(maximumBytes) bytes; refused")
+        case TR_TRANSFER_CANNOT_CONNECT: return FlickrError(.transport, "cannot connect to the server")
+        case TR_TRANSFER_CANNOT_RESOLVE: return FlickrError(.transport, "cannot find the server (DNS)")
+        case TR_TRANSFER_CONNECTION_LOST: return FlickrError(.transport, "the connection was lost before the answer was complete")
+        case TR_TRANSFER_TLS: return FlickrError(.transport, "the TLS connection failed")
+        case TR_TRANSFER_NO_LIBCURL:
+            return FlickrError(.transport, "HTTP needs libcurl, which could not be loaded (\(String(cString: tr_transfer_load_error()))); install libcurl4")
+        default: return FlickrError(.transport, "the request failed (libcurl error \(curlCode))")
         }
     }
 }
 
-/// Collects each transfer's bytes and resumes its caller once.
-///
-/// `@unchecked Sendable`: URLSession calls it on its own queue while callers register
-/// tasks from theirs; `transfers` is guarded by `lock`.
-private final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private struct Transfer {
-        var continuation: CheckedContinuation<TransportResponse, Error>
-        var maximumBytes: Int
-        var body = Data()
-        var response: HTTPURLResponse?
+/// A flag the transfer's thread polls (libcurl's progress callback) and a task's
+/// cancellation handler sets.
+private final class CancellationFlag: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<CInt>
+
+    init() {
+        pointer = UnsafeMutablePointer<CInt>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
     }
 
-    private let lock = NSLock()
-    private var transfers: [Int: Transfer] = [:]
+    deinit { pointer.deallocate() }
 
-    func begin(_ task: URLSessionTask, maximumBytes: Int, continuation: CheckedContinuation<TransportResponse, Error>) {
-        lock.lock()
-        transfers[task.taskIdentifier] = Transfer(continuation: continuation, maximumBytes: maximumBytes)
-        lock.unlock()
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        lock.lock()
-        transfers[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
-        let limit = transfers[dataTask.taskIdentifier]?.maximumBytes ?? Int.max
-        lock.unlock()
-        if response.expectedContentLength > Int64(limit) {
-            fail(dataTask, tooLarge(limit))
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        lock.lock()
-        guard var transfer = transfers[dataTask.taskIdentifier] else {
-            lock.unlock()
-            return
-        }
-        transfer.body.append(data)
-        let exceeded = transfer.body.count > transfer.maximumBytes
-        transfers[dataTask.taskIdentifier] = transfer
-        lock.unlock()
-        if exceeded {
-            fail(dataTask, tooLarge(transfer.maximumBytes))
-            dataTask.cancel()
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        lock.lock()
-        let transfer = transfers.removeValue(forKey: task.taskIdentifier)
-        lock.unlock()
-        guard let transfer else { return }
-        if let error {
-            transfer.continuation.resume(throwing: Self.flickrError(error))
-            return
-        }
-        guard let response = transfer.response ?? task.response as? HTTPURLResponse else {
-            transfer.continuation.resume(throwing: FlickrError(.transport, "the server sent no HTTP response"))
-            return
-        }
-        var headers: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers[name] = value }
-        }
-        transfer.continuation.resume(returning: TransportResponse(status: response.statusCode, headers: headers, body: transfer.body))
-    }
-
-    func fail(_ task: URLSessionTask, _ error: FlickrError) {
-        lock.lock()
-        let transfer = transfers.removeValue(forKey: task.taskIdentifier)
-        lock.unlock()
-        transfer?.continuation.resume(throwing: error)
-    }
-
-    private func tooLarge(_ limit: Int) -> FlickrError {
-        FlickrError(.responseTooLarge, "the response is larger than the limit of \(limit) bytes; refused")
-    }
-
-    /// URLSession's errors, without their text (which can quote the URL, and so the key).
-    private static func flickrError(_ error: Error) -> Error {
-        if error is CancellationError { return error }
-        guard let urlError = error as? URLError else {
-            return FlickrError(.transport, "the request failed")
-        }
-        switch urlError.code {
-        case .timedOut: return FlickrError(.timeout, "no answer before the timeout")
-        case .cancelled: return CancellationError()
-        case .cannotConnectToHost: return FlickrError(.transport, "cannot connect to the server")
-        case .cannotFindHost, .dnsLookupFailed: return FlickrError(.transport, "cannot find the server (DNS)")
-        case .networkConnectionLost: return FlickrError(.transport, "the connection was lost")
-        case .notConnectedToInternet: return FlickrError(.transport, "no network connection")
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
-            return FlickrError(.transport, "the TLS connection failed")
-        default: return FlickrError(.transport, "the request failed (URL error \(urlError.code.rawValue))")
-        }
-    }
+    /// A single aligned word written once; the C side reads it as `volatile`.
+    func cancel() { pointer.pointee = 1 }
 }

@@ -14,7 +14,7 @@ struct JSONTextTests {
 
     @Test("Numbers, strings with every escape, booleans, null, nesting: the same text as JSONSerialization")
     func sameAsSerialization() throws {
-        let doubles: [Double] = [1.0, 1.5, 0.1, 1e21, 1e-7, 37.7749, -122.4194, 1_796_088_208.734, 123_456_789_012, 2.5e15, 1e16, -0.0, 5e-324]
+        let doubles: [Double] = [1.0, 1.5, 0.1, 1e21, 1e-7, 37.7749, -122.4194, 1_796_088_208.734, 123_456_789_012, 2.5e15, 1e16, -0.0, .leastNonzeroMagnitude]
         let strings = ["", "plain", "a/b", "quote \" backslash \\", "\u{1}\u{1F}\u{7F}", "\n\r\t\u{8}\u{C}", "é東京😀", "\u{2028}\u{2029}", "e\u{301}"]
         let value: [String: Any] = [
             "doubles": doubles, "strings": strings, "ints": [0, -7, Int.max, Int.min], "flags": [true, false], "null": NSNull(),
