@@ -15,8 +15,10 @@ enum PhotoIngest {
 
     /// `namedThisPass`: photographers whose name this pass already set from a newer page;
     /// pages come newest first, so an older page does not rename them back.
+    /// `holdsNewPhotos` is called, before the rows are written, when the page has a photo
+    /// not stored yet (the sync then knows it will read the next page).
     static func store(_ page: [FlickrPhoto], downloadedAt: Date, namedThisPass: inout Set<String>,
-                      in transaction: Transaction) throws -> Outcome {
+                      in transaction: Transaction, holdsNewPhotos: () -> Void = {}) throws -> Outcome {
         var outcome = Outcome()
         // Pages shift while paging: the same photo can come twice.
         var seen = Set<String>()
@@ -27,6 +29,7 @@ enum PhotoIngest {
         let existing = try transaction.fetch(PhotoRecord.self, whereColumn: "flickrID", in: photos.map { .text($0.id) })
         var existingByFlickrID: [String: PhotoRecord] = [:]
         for record in existing { existingByFlickrID[record.flickrID] = record }
+        if existingByFlickrID.count < photos.count { holdsNewPhotos() }
         var joined: [RegionCounts.Membership] = []
         for photo in photos {
             let place = photo.placeID.flatMap { places[$0] }

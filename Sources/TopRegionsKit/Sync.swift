@@ -1,6 +1,7 @@
 import Flickr
 import Foundation
 import Store
+import Synchronization
 
 /// How one sync pass runs.
 public struct SyncOptions: Sendable {
@@ -58,15 +59,22 @@ extension Gallery {
         var newestUpload = previous?.newestUpload
         var namedThisPass = Set<String>()
         do {
-            let pages = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload,
-                                   lastPage: max(1, options.pages), readsAhead: previous == nil)
+            let lastPage = max(1, options.pages)
+            let pages = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload)
             defer { pages.cancel() }
-            for page in 1...max(1, options.pages) {
+            for page in 1...lastPage {
                 let photos = try await pages.page(page)
+                // The next page is read while this one is stored, once the pass is sure to
+                // want it: there is one, and either nothing lets the pass stop early (a first
+                // pass, or after a failure) or this page holds a new photo.
+                let hasNextPage = !photos.photos.isEmpty && page < photos.pages && page < lastPage
+                if hasNextPage && previous == nil { pages.readAhead(page + 1) }
                 let names = namedThisPass
                 let (stored, named) = try await store.write { transaction in
                     var named = names
-                    let stored = try PhotoIngest.store(photos.photos, downloadedAt: started, namedThisPass: &named, in: transaction)
+                    let stored = try PhotoIngest.store(photos.photos, downloadedAt: started, namedThisPass: &named, in: transaction) {
+                        if hasNextPage { pages.readAhead(page + 1) }
+                    }
                     return (stored, named)
                 }
                 namedThisPass = named
@@ -118,46 +126,46 @@ extension Gallery {
     }
 }
 
-/// Reads `photos.search` pages for a pass. When the pass will read every page anyway (a
-/// first pass, or after a failure: nothing lets it stop early), it asks for the next page
-/// while the caller stores this one, so that fetching and decoding overlap the writing.
-/// Otherwise it asks for each page only when the caller wants it, so that a pass that
-/// catches up early makes no call it does not need.
-private final class PageReader: @unchecked Sendable {
+/// Reads `photos.search` pages for a pass, and reads one page ahead when asked, so that
+/// fetching and decoding the next page overlap the writing of this one. The sync asks only
+/// when it knows it will read that page: a pass never makes a call it does not need.
+private final class PageReader: Sendable {
     private let client: FlickrClient
     private let perPage: Int
     private let minimumUpload: Date?
-    private let lastPage: Int
-    private let readsAhead: Bool
-    /// Touched only by the sync pass that owns the reader, one call at a time.
-    private var next: (page: Int, task: Task<PhotoPage, Error>)?
+    private let next = Mutex<(page: Int, task: Task<PhotoPage, Error>)?>(nil)
 
-    init(client: FlickrClient, perPage: Int, minimumUpload: Date?, lastPage: Int, readsAhead: Bool) {
+    init(client: FlickrClient, perPage: Int, minimumUpload: Date?) {
         self.client = client
         self.perPage = perPage
         self.minimumUpload = minimumUpload
-        self.lastPage = lastPage
-        self.readsAhead = readsAhead
+    }
+
+    /// Starts fetching `number` unless it is already on its way. Called from the store's
+    /// writer thread as well as from the pass.
+    func readAhead(_ number: Int) {
+        next.withLock { next in
+            guard next?.page != number else { return }
+            next?.task.cancel()
+            next = (number, Task { try await self.fetch(number) })
+        }
     }
 
     func page(_ number: Int) async throws -> PhotoPage {
-        let photos: PhotoPage
-        if let next, next.page == number {
-            self.next = nil
-            photos = try await next.task.value
-        } else {
-            photos = try await fetch(number)
+        let pending = next.withLock { next -> Task<PhotoPage, Error>? in
+            guard let ahead = next, ahead.page == number else { return nil }
+            next = nil
+            return ahead.task
         }
-        if readsAhead, !photos.photos.isEmpty, number < photos.pages, number < lastPage {
-            let following = number + 1
-            next = (following, Task { try await self.fetch(following) })
-        }
-        return photos
+        if let pending { return try await pending.value }
+        return try await fetch(number)
     }
 
     func cancel() {
-        next?.task.cancel()
-        next = nil
+        next.withLock { next in
+            next?.task.cancel()
+            next = nil
+        }
     }
 
     private func fetch(_ number: Int) async throws -> PhotoPage {
