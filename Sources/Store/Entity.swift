@@ -128,7 +128,7 @@ public struct Entity: Sendable {
 
     /// The columns of the table after the primary key: attributes, then foreign keys.
     public let storedColumns: [String]
-    let storedColumnIndex: [String: Int]
+    let storedColumnIndex: NameIndex
     /// Each stored column's value when a record leaves it unset.
     let defaultValues: [SQLValue]
     /// For each to-one relationship that holds its key here: its position in `storedColumns`.
@@ -146,8 +146,7 @@ public struct Entity: Sendable {
         self.indexes = indexes
         let columns = attributes.map(\.name) + relationships.compactMap(\.foreignKeyColumn)
         self.storedColumns = columns
-        var index: [String: Int] = [:]
-        for (offset, column) in columns.enumerated() { index[column] = offset }
+        let index = NameIndex(columns)
         self.storedColumnIndex = index
         self.defaultValues = columns.map { column in
             attributes.first { $0.name == column }?.defaultValue ?? .null

@@ -1,52 +1,14 @@
 /// The names of a result's columns, shared by all its rows.
 public final class RowColumns: Sendable {
-    public let names: [String]
-    /// Open addressing over `names` by a cheap hash of the name's UTF-8: positions + 1,
-    /// 0 for an empty slot. Records look up every column by name on every row, and
-    /// `Dictionary`'s SipHash of a string was a fifth of a large fetch's time.
-    private let slots: [Int32]
+    public var names: [String] { index.names }
+    private let index: NameIndex
 
     init(names: [String]) {
-        self.names = names
-        var capacity = 8
-        while capacity < names.count * 2 { capacity *= 2 }
-        var slots = [Int32](repeating: 0, count: capacity)
-        for (index, name) in names.enumerated() {
-            var slot = Self.hash(name) & (capacity - 1)
-            while slots[slot] != 0 {
-                if names[Int(slots[slot]) - 1] == name { break }  // a repeated name keeps the first column
-                slot = (slot + 1) & (capacity - 1)
-            }
-            if slots[slot] == 0 { slots[slot] = Int32(index + 1) }
-        }
-        self.slots = slots
+        index = NameIndex(names)
     }
 
     /// The position of the first column with this name.
-    func index(of name: String) -> Int? {
-        let mask = slots.count - 1
-        var slot = Self.hash(name) & mask
-        while slots[slot] != 0 {
-            let index = Int(slots[slot]) - 1
-            if names[index] == name { return index }
-            slot = (slot + 1) & mask
-        }
-        return nil
-    }
-
-    /// A hash of the length and three bytes of the UTF-8 (read in place): enough to tell
-    /// a table's column names apart, and collisions only cost a probe.
-    private static func hash(_ name: String) -> Int {
-        if let hash = name.utf8.withContiguousStorageIfAvailable(sampledHash) { return hash }
-        return Array(name.utf8).withUnsafeBufferPointer(sampledHash)
-    }
-
-    private static func sampledHash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        let count = bytes.count
-        guard count > 0 else { return 0 }
-        let sample = Int(bytes[0]) &* 31 &+ Int(bytes[count / 2]) &* 7 &+ Int(bytes[count - 1])
-        return (sample &* 2_654_435_761 &+ count) >> 4
-    }
+    func index(of name: String) -> Int? { index[name] }
 }
 
 /// One row of a result: values by column position or name.
