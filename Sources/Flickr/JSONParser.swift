@@ -5,7 +5,8 @@ import Foundation
 /// Strict means: no comments, no trailing commas, no NaN or Infinity, no control
 /// characters or invalid UTF-8 inside strings, no lone surrogates in `\u` escapes, nothing
 /// but whitespace after the value, and at most `maximumDepth` nested arrays and objects.
-/// Every refusal names what was wrong and the byte offset where it was found.
+/// Every refusal names what was wrong and the byte offset where it was found. A leading
+/// UTF-8 byte order mark is skipped.
 /// Duplicate keys keep the last value, as `JSONSerialization` does.
 struct JSONParser {
     struct Error: Swift.Error, CustomStringConvertible, Equatable {
@@ -33,6 +34,8 @@ struct JSONParser {
     }
 
     private mutating func parseDocument() throws(Error) -> JSONValue {
+        // RFC 8259 lets a parser ignore a UTF-8 byte order mark.
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { offset = 3 }
         skipWhitespace()
         let value = try parseValue()
         skipWhitespace()

@@ -91,6 +91,11 @@ struct JSONParserTests {
         #expect(try JSONParser.parse(Data("1E2".utf8)) == .number(100))
     }
 
+    @Test("A UTF-8 byte order mark before the document is skipped")
+    func byteOrderMark() throws {
+        #expect(try JSONParser.parse(Data([0xEF, 0xBB, 0xBF]) + Data(#"{"stat": "ok"}"#.utf8)) == .object(["stat": .string("ok")]))
+    }
+
     @Test("Duplicate keys keep the last value")
     func duplicateKeys() throws {
         #expect(try JSONParser.parse(Data(#"{"a": 1, "a": 2}"#.utf8)) == .object(["a": .integer(2)]))
