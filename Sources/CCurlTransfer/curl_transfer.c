@@ -25,16 +25,19 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static void *symbol(void *library, const char *name) {
     void *address = dlsym(library, name);
     if (address == NULL && load_error[0] == '\0') {
-        snprintf(load_error, sizeof load_error, "libcurl.so.4 has no %s", name);
+        snprintf(load_error, sizeof load_error, "the libcurl loaded has no %s", name);
     }
     return address;
 }
 
 static void load_curl(void) {
-    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    /* TOPREGIONS_LIBCURL names another build of libcurl (a path or a soname). */
+    const char *name = getenv("TOPREGIONS_LIBCURL");
+    if (name == NULL || name[0] == '\0') name = "libcurl.so.4";
+    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
         const char *reason = dlerror();
-        snprintf(load_error, sizeof load_error, "%s", reason ? reason : "libcurl.so.4 cannot be loaded");
+        snprintf(load_error, sizeof load_error, "%s", reason ? reason : "libcurl cannot be loaded");
         return;
     }
     curl.global_init = (CURLcode (*)(long))symbol(library, "curl_global_init");

@@ -72,7 +72,9 @@ public final class HTTPTransport: FlickrTransport {
         case TR_TRANSFER_CONNECTION_LOST: return FlickrError(.transport, "the connection was lost before the answer was complete")
         case TR_TRANSFER_TLS: return FlickrError(.transport, "the TLS connection failed")
         case TR_TRANSFER_NO_LIBCURL:
-            return FlickrError(.transport, "HTTP needs libcurl, which could not be loaded (\(String(cString: tr_transfer_load_error()))); install libcurl4")
+            // The machine's configuration, not a passing failure: not worth a retry.
+            return FlickrError(.invalidRequest, "HTTP needs libcurl, which could not be loaded (\(String(cString: tr_transfer_load_error()))); "
+                               + "install Debian's libcurl4, or name another build in TOPREGIONS_LIBCURL")
         default: return FlickrError(.transport, "the request failed (libcurl error \(curlCode))")
         }
     }

@@ -184,6 +184,14 @@ struct CLITests {
         let unreachable = try tool.run(["sync", "--endpoint", "http://127.0.0.1:9/services/rest/", "--rate-limit", "none", "--json"])
         #expect(unreachable.status == 1)
         #expect((unreachable.json as? [String: Any])?["result"] as? String == "failed")
+        // Without libcurl a sync fails with an error that says so; offline commands still work.
+        let noCurl = ["TOPREGIONS_LIBCURL": "libcurl-that-is-not-installed.so"]
+        let withoutCurl = try tool.run(["sync", "--endpoint", "http://127.0.0.1:9/services/rest/", "--rate-limit", "none", "--json"],
+                                       environment: noCurl)
+        #expect(withoutCurl.status == 1)
+        #expect((withoutCurl.json as? [String: Any])?["result"] as? String == "failed")
+        #expect(withoutCurl.stderr.contains("libcurl") && withoutCurl.stderr.contains("TOPREGIONS_LIBCURL"), "\(withoutCurl.stderr)")
+        #expect(try tool.run(["regions", "--json"], environment: noCurl).status == 0)
     }
 
     @Test("The daemon syncs at once, again on SIGHUP, and stops cleanly on SIGTERM")
