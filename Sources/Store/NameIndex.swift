@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Positions of names (a result's columns, an entity's stored columns), looked up many
 /// times per row: open addressing by a cheap hash of the name's UTF-8, positions + 1 in
 /// the slots, 0 for an empty slot. `Dictionary`'s SipHash of a string was a fifth of the
@@ -5,6 +7,13 @@
 struct NameIndex: Sendable {
     let names: [String]
     private let slots: [Int32]
+    /// Whether each position holds the first occurrence of its name (only those are found).
+    private let isFirstOccurrence: [Bool]
+    /// Where the last lookup found its name. Records read and write their columns in the
+    /// same order on every row, mostly the table's order, so the next name is usually at
+    /// the next position: checking there first skips the hash. Only a hint (checked by
+    /// comparing the name), so rows decoded on several threads at once stay correct.
+    private let lastFound = LastFound()
 
     /// A repeated name keeps its first position.
     init(_ names: [String]) {
@@ -21,9 +30,22 @@ struct NameIndex: Sendable {
             if slots[slot] == 0 { slots[slot] = Int32(index + 1) }
         }
         self.slots = slots
+        var seen = Set<String>()
+        self.isFirstOccurrence = names.map { seen.insert($0).inserted }
     }
 
     subscript(name: String) -> Int? {
+        let guess = lastFound.position.load(ordering: .relaxed) &+ 1
+        if guess < names.count, isFirstOccurrence[guess], names[guess] == name {
+            lastFound.position.store(guess, ordering: .relaxed)
+            return guess
+        }
+        guard let index = hashedLookup(name) else { return nil }
+        lastFound.position.store(index, ordering: .relaxed)
+        return index
+    }
+
+    private func hashedLookup(_ name: String) -> Int? {
         let mask = slots.count - 1
         var slot = Self.hash(name) & mask
         while slots[slot] != 0 {
@@ -32,6 +54,10 @@ struct NameIndex: Sendable {
             slot = (slot + 1) & mask
         }
         return nil
+    }
+
+    private final class LastFound: Sendable {
+        let position = Atomic<Int>(-1)
     }
 
     /// A hash of the length and three bytes of the UTF-8 (read in place): enough to tell

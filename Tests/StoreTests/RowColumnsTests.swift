@@ -20,4 +20,16 @@ struct RowColumnsTests {
         #expect(row["nope"] == .null)
         #expect(!row.hasColumn("nope") && row.hasColumn("é東京"))
     }
+
+    @Test("Looked up in column order (the position hint), a repeated name still finds its first column")
+    func hintAndRepeatedNames() {
+        let columns = RowColumns(names: ["a", "b", "a", "c"])
+        for _ in 0..<3 {
+            #expect(columns.index(of: "a") == 0)
+            #expect(columns.index(of: "b") == 1)
+            #expect(columns.index(of: "a") == 0, "the next position holds a repeated a")
+            #expect(columns.index(of: "c") == 3)
+            #expect(columns.index(of: "d") == nil)
+        }
+    }
 }
