@@ -44,6 +44,9 @@ public struct SyncResult: Sendable, Equatable {
 }
 
 extension Gallery {
+    /// Pages a first pass stores in one transaction at most (each page whole or not at all).
+    static let pagesPerTransaction = 8
+
     /// One sync pass: recent geotagged photos, page by page (each page one transaction:
     /// all of it or none of it), then the places not known yet, asked once each, then
     /// photos attached to their regions. Holds the store's sync lock for the pass: throws
@@ -60,31 +63,61 @@ extension Gallery {
         var namedThisPass = Set<String>()
         do {
             let lastPage = max(1, options.pages)
-            let pages = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload)
-            defer { pages.cancel() }
-            for page in 1...lastPage {
-                let photos = try await pages.page(page)
-                // The next page is read while this one is stored, once the pass is sure to
-                // want it: there is one, and either nothing lets the pass stop early (a first
-                // pass, or after a failure) or this page holds a new photo.
-                let hasNextPage = !photos.photos.isEmpty && page < photos.pages && page < lastPage
-                if hasNextPage && previous == nil { pages.readAhead(page + 1) }
-                let names = namedThisPass
-                let (stored, named) = try await store.write { transaction in
-                    var named = names
-                    let stored = try PhotoIngest.store(photos.photos, downloadedAt: started, namedThisPass: &named, in: transaction) {
-                        if hasNextPage { pages.readAhead(page + 1) }
+            let reader = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload)
+            defer { reader.cancel() }
+            var next = 1
+            var finished = false
+            while !finished && next <= lastPage {
+                // A first pass (or one after a failure) reads every page, so it reads ahead
+                // and stores the pages already read in one transaction, up to
+                // `pagesPerTransaction`; a pass that may stop early stores page by page.
+                let grouping = previous == nil
+                var batch: [PhotoPage] = []
+                var readError: Error?
+                repeat {
+                    do {
+                        let photos = try await reader.page(next)
+                        batch.append(photos)
+                        let hasNextPage = !photos.photos.isEmpty && next < photos.pages && next < lastPage
+                        if grouping && hasNextPage {
+                            reader.readAhead((next + 1)...min(photos.pages, lastPage, next + Self.pagesPerTransaction))
+                        }
+                        next += 1
+                        finished = !hasNextPage
+                    } catch {
+                        // Store what was read before the page that failed.
+                        readError = error
+                        finished = true
                     }
-                    return (stored, named)
+                } while grouping && !finished && batch.count < Self.pagesPerTransaction
+                if !batch.isEmpty {
+                    let pagesRead = batch
+                    let following = next
+                    let goesOn = !finished
+                    let names = namedThisPass
+                    let (stored, named) = try await store.write { transaction in
+                        var named = names
+                        var outcome = PhotoIngest.Outcome()
+                        for photos in pagesRead {
+                            let stored = try PhotoIngest.store(photos.photos, downloadedAt: started, namedThisPass: &named, in: transaction) {
+                                // This page holds a new photo: the pass will read the next one.
+                                if goesOn && following <= lastPage { reader.readAhead(following...following) }
+                            }
+                            outcome.new += stored.new
+                            outcome.updated += stored.updated
+                            outcome.allKnown = outcome.allKnown && stored.allKnown
+                        }
+                        return (outcome, named)
+                    }
+                    namedThisPass = named
+                    result.photosNew += stored.new
+                    result.photosUpdated += stored.updated
+                    if let newest = batch.flatMap(\.photos).compactMap(\.dateUpload).max() { newestUpload = max(newestUpload ?? newest, newest) }
+                    // Caught up with the previous pass: older pages hold nothing new. (After
+                    // a failed or first pass, keep going: the pages were never all read.)
+                    if previous != nil && stored.allKnown { finished = true }
                 }
-                namedThisPass = named
-                result.photosNew += stored.new
-                result.photosUpdated += stored.updated
-                if let newest = photos.photos.compactMap(\.dateUpload).max() { newestUpload = max(newestUpload ?? newest, newest) }
-                // Caught up with the previous pass: older pages hold nothing new. (After a
-                // failed or first pass, keep going: the pages were never all read.)
-                let caughtUp = previous != nil && stored.allKnown
-                if photos.photos.isEmpty || caughtUp || page >= photos.pages { break }
+                if let readError { throw readError }
             }
             let places = try await PlaceResolution.resolvePending(in: store, client: client, options: options)
             result.placesResolved = places.resolved
@@ -126,14 +159,14 @@ extension Gallery {
     }
 }
 
-/// Reads `photos.search` pages for a pass, and reads one page ahead when asked, so that
-/// fetching and decoding the next page overlap the writing of this one. The sync asks only
-/// when it knows it will read that page: a pass never makes a call it does not need.
+/// Reads `photos.search` pages for a pass, and reads pages ahead when asked, so that
+/// fetching and decoding overlap the writing. The sync asks only for pages it knows it
+/// will read: a pass never makes a call it does not need.
 private final class PageReader: Sendable {
     private let client: FlickrClient
     private let perPage: Int
     private let minimumUpload: Date?
-    private let next = Mutex<(page: Int, task: Task<PhotoPage, Error>)?>(nil)
+    private let ahead = Mutex<[Int: Task<PhotoPage, Error>]>([:])
 
     init(client: FlickrClient, perPage: Int, minimumUpload: Date?) {
         self.client = client
@@ -141,30 +174,26 @@ private final class PageReader: Sendable {
         self.minimumUpload = minimumUpload
     }
 
-    /// Starts fetching `number` unless it is already on its way. Called from the store's
-    /// writer thread as well as from the pass.
-    func readAhead(_ number: Int) {
-        next.withLock { next in
-            guard next?.page != number else { return }
-            next?.task.cancel()
-            next = (number, Task { try await self.fetch(number) })
+    /// Starts fetching the pages in `numbers` that are not already on their way. Called
+    /// from the store's writer thread as well as from the pass.
+    func readAhead(_ numbers: ClosedRange<Int>) {
+        ahead.withLock { ahead in
+            for number in numbers where ahead[number] == nil {
+                ahead[number] = Task { try await self.fetch(number) }
+            }
         }
     }
 
     func page(_ number: Int) async throws -> PhotoPage {
-        let pending = next.withLock { next -> Task<PhotoPage, Error>? in
-            guard let ahead = next, ahead.page == number else { return nil }
-            next = nil
-            return ahead.task
-        }
+        let pending = ahead.withLock { $0.removeValue(forKey: number) }
         if let pending { return try await pending.value }
         return try await fetch(number)
     }
 
     func cancel() {
-        next.withLock { next in
-            next?.task.cancel()
-            next = nil
+        ahead.withLock { ahead in
+            for task in ahead.values { task.cancel() }
+            ahead.removeAll()
         }
     }
 

@@ -99,7 +99,7 @@ struct SyncTests {
 
     }
 
-    @Test("A first pass asks for every page once (the next while it stores this one); a pass that catches up asks no further")
+    @Test("A first pass asks for every page once (reading ahead, in any order); a pass that catches up asks no further")
     func pagesAskedOnce() async throws {
         let server = try FlickrTestServer()
         let test = try TestGallery()
@@ -110,10 +110,12 @@ struct SyncTests {
         }
         let total = try Expected.photos().count
         let pageCount = (total + 249) / 250
-        #expect(try await searchedPages() == (1...pageCount).map(String.init))
+        let first = try await searchedPages()
+        #expect(first.compactMap { Int($0) }.sorted() == Array(1...pageCount), "\(first)")
         // The second pass finds page 1 already known and stops: no page read ahead.
         _ = try await test.gallery.sync(client: client, options: SyncOptions(pages: 10, perPage: 250))
-        #expect(try await searchedPages() == (1...pageCount).map(String.init) + ["1"])
+        let both = try await searchedPages()
+        #expect(Array(both.dropFirst(first.count)) == ["1"], "\(both)")
     }
 
     @Test("Each page costs the same number of queries, whatever its size")
