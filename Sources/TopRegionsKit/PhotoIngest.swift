@@ -2,7 +2,7 @@ import Flickr
 import Foundation
 import Store
 
-/// Stores one page of photos in one transaction with a constant number of queries: the
+/// Stores one page of photos, inside the caller's transaction, with a constant number of queries: the
 /// photographers, places and photos already known are found with `IN`, then each row is
 /// written.
 enum PhotoIngest {

@@ -47,8 +47,9 @@ extension Gallery {
     /// Pages a first pass stores in one transaction at most (each page whole or not at all).
     static let pagesPerTransaction = 8
 
-    /// One sync pass: recent geotagged photos, page by page (each page one transaction:
-    /// all of it or none of it), then the places not known yet, asked once each, then
+    /// One sync pass: recent geotagged photos, page by page (each page stored whole or not
+    /// at all; a first pass groups up to `pagesPerTransaction` pages already read into one
+    /// transaction), then the places not known yet, asked once each, then
     /// photos attached to their regions. Holds the store's sync lock for the pass: throws
     /// `SyncLock.Busy` (with the holder's pid) when another pass runs.
     public func sync(client: FlickrClient, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
