@@ -67,58 +67,27 @@ extension Gallery {
             let reader = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload)
             defer { reader.cancel() }
             var next = 1
-            var finished = false
-            while !finished && next <= lastPage {
+            while next <= lastPage {
                 // A first pass (or one after a failure) reads every page, so it reads ahead
-                // and stores the pages already read in one transaction, up to
-                // `pagesPerTransaction`; a pass that may stop early stores page by page.
-                let grouping = previous == nil
-                var batch: [PhotoPage] = []
-                var readError: Error?
-                repeat {
-                    do {
-                        let photos = try await reader.page(next)
-                        batch.append(photos)
-                        let hasNextPage = !photos.photos.isEmpty && next < photos.pages && next < lastPage
-                        if grouping && hasNextPage {
-                            reader.readAhead((next + 1)...min(photos.pages, lastPage, next + Self.pagesPerTransaction))
-                        }
-                        next += 1
-                        finished = !hasNextPage
-                    } catch {
-                        // Store what was read before the page that failed.
-                        readError = error
-                        finished = true
+                // and stores the pages already read in one transaction; a pass that may stop
+                // early stores page by page.
+                let batch = await reader.pages(from: next, through: lastPage, atMost: previous == nil ? Self.pagesPerTransaction : 1)
+                next += batch.pages.count
+                if !batch.pages.isEmpty {
+                    let following = next, goesOn = !batch.isLast
+                    let stored = try await storePages(batch.pages, downloadedAt: started, namedThisPass: &namedThisPass) {
+                        // A page holds a new photo: the pass will read the next one.
+                        if goesOn { reader.readAhead(following...following) }
                     }
-                } while grouping && !finished && batch.count < Self.pagesPerTransaction
-                if !batch.isEmpty {
-                    let pagesRead = batch
-                    let following = next
-                    let goesOn = !finished
-                    let names = namedThisPass
-                    let (stored, named) = try await store.write { transaction in
-                        var named = names
-                        var outcome = PhotoIngest.Outcome()
-                        for photos in pagesRead {
-                            let stored = try PhotoIngest.store(photos.photos, downloadedAt: started, namedThisPass: &named, in: transaction) {
-                                // This page holds a new photo: the pass will read the next one.
-                                if goesOn && following <= lastPage { reader.readAhead(following...following) }
-                            }
-                            outcome.new += stored.new
-                            outcome.updated += stored.updated
-                            outcome.allKnown = outcome.allKnown && stored.allKnown
-                        }
-                        return (outcome, named)
-                    }
-                    namedThisPass = named
                     result.photosNew += stored.new
                     result.photosUpdated += stored.updated
-                    if let newest = batch.flatMap(\.photos).compactMap(\.dateUpload).max() { newestUpload = max(newestUpload ?? newest, newest) }
+                    if let newest = batch.pages.flatMap(\.photos).compactMap(\.dateUpload).max() { newestUpload = max(newestUpload ?? newest, newest) }
                     // Caught up with the previous pass: older pages hold nothing new. (After
                     // a failed or first pass, keep going: the pages were never all read.)
-                    if previous != nil && stored.allKnown { finished = true }
+                    if previous != nil && stored.allKnown { break }
                 }
-                if let readError { throw readError }
+                if let readError = batch.readError { throw readError }
+                if batch.isLast { break }
             }
             let places = try await PlaceResolution.resolvePending(in: store, client: client, options: options)
             result.placesResolved = places.resolved
@@ -136,6 +105,27 @@ extension Gallery {
         try record(result, started: started, newestUpload: result.outcome == .failed ? previous?.newestUpload : newestUpload,
                    finished: options.now())
         return result
+    }
+
+    /// Stores pages in one transaction, each with `PhotoIngest`; `holdsNewPhotos` is called
+    /// (on the writer's thread) when a page holds a photo not stored yet.
+    private func storePages(_ pages: [PhotoPage], downloadedAt: Date, namedThisPass: inout Set<String>,
+                            holdsNewPhotos: @escaping @Sendable () -> Void) async throws -> PhotoIngest.Outcome {
+        let names = namedThisPass
+        let (outcome, named) = try await store.write { transaction in
+            var named = names
+            var outcome = PhotoIngest.Outcome()
+            for page in pages {
+                let stored = try PhotoIngest.store(page.photos, downloadedAt: downloadedAt, namedThisPass: &named, in: transaction,
+                                                   holdsNewPhotos: holdsNewPhotos)
+                outcome.new += stored.new
+                outcome.updated += stored.updated
+                outcome.allKnown = outcome.allKnown && stored.allKnown
+            }
+            return (outcome, named)
+        }
+        namedThisPass = named
+        return outcome
     }
 
     private func lastSuccessfulSync() throws -> (startedAt: Date, newestUpload: Date?)? {
@@ -185,7 +175,28 @@ private final class PageReader: Sendable {
         }
     }
 
-    func page(_ number: Int) async throws -> PhotoPage {
+    /// Pages read in order from `first`: up to `atMost` of them, reading ahead as far as
+    /// that once the first page tells how many there are. Stops at the last page, and at a
+    /// page that fails to read, returning the pages before it and the error.
+    func pages(from first: Int, through lastPage: Int, atMost: Int) async -> (pages: [PhotoPage], readError: Error?, isLast: Bool) {
+        var pages: [PhotoPage] = []
+        var number = first
+        while pages.count < atMost {
+            let photos: PhotoPage
+            do {
+                photos = try await page(number)
+            } catch {
+                return (pages, error, true)
+            }
+            pages.append(photos)
+            guard !photos.photos.isEmpty && number < photos.pages && number < lastPage else { return (pages, nil, true) }
+            if atMost > 1 { readAhead((number + 1)...min(photos.pages, lastPage, number + atMost)) }
+            number += 1
+        }
+        return (pages, nil, false)
+    }
+
+    private func page(_ number: Int) async throws -> PhotoPage {
         let pending = ahead.withLock { $0.removeValue(forKey: number) }
         if let pending { return try await pending.value }
         return try await fetch(number)
