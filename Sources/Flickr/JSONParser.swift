@@ -61,13 +61,11 @@ struct JSONParser {
 
     private mutating func parseObject() throws(Error) -> JSONValue {
         try enterContainer()
+        defer { depth -= 1 }
         offset += 1
         var fields: [String: JSONValue] = [:]
         skipWhitespace()
-        if try consumeIf(UInt8(ascii: "}"), inside: "an object") {
-            depth -= 1
-            return .object(fields)
-        }
+        if try consumeIf(UInt8(ascii: "}"), inside: "an object") { return .object(fields) }
         while true {
             skipWhitespace()
             guard offset < bytes.count else { throw failure("the document ends inside an object") }
@@ -84,19 +82,16 @@ struct JSONParser {
             if try consumeIf(UInt8(ascii: "}"), inside: "an object") { break }
             throw failure("unexpected \(describe(bytes[offset])) in an object, expected ',' or '}'")
         }
-        depth -= 1
         return .object(fields)
     }
 
     private mutating func parseArray() throws(Error) -> JSONValue {
         try enterContainer()
+        defer { depth -= 1 }
         offset += 1
         var elements: [JSONValue] = []
         skipWhitespace()
-        if try consumeIf(UInt8(ascii: "]"), inside: "an array") {
-            depth -= 1
-            return .array(elements)
-        }
+        if try consumeIf(UInt8(ascii: "]"), inside: "an array") { return .array(elements) }
         while true {
             skipWhitespace()
             elements.append(try parseValue())
@@ -105,7 +100,6 @@ struct JSONParser {
             if try consumeIf(UInt8(ascii: "]"), inside: "an array") { break }
             throw failure("unexpected \(describe(bytes[offset])) in an array, expected ',' or ']'")
         }
-        depth -= 1
         return .array(elements)
     }
 
@@ -116,21 +110,20 @@ struct JSONParser {
 
     // MARK: Strings
 
-    /// A string starting at the opening quote. Runs without escapes are copied in one piece.
+    /// A string starting at the opening quote. Runs without escapes are copied in one piece;
+    /// `pieces` gathers the UTF-8 only once there is an escape (every escape adds a byte).
     private mutating func parseString() throws(Error) -> String {
         let start = offset
         offset += 1
         var runStart = offset
         var isASCII = true
         var pieces: [UInt8] = []
-        var hasEscapes = false
         while true {
             guard offset < bytes.count else { offset = start; throw failure("the document ends inside a string that starts") }
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") { break }
             if byte == UInt8(ascii: "\\") {
-                if !hasEscapes { pieces.reserveCapacity(offset - runStart + 16) }
-                hasEscapes = true
+                if pieces.isEmpty { pieces.reserveCapacity(offset - runStart + 16) }
                 pieces.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<offset]))
                 try appendEscape(to: &pieces)
                 runStart = offset
@@ -142,7 +135,7 @@ struct JSONParser {
         }
         let run = UnsafeBufferPointer(rebasing: bytes[runStart..<offset])
         offset += 1
-        if !hasEscapes { return try makeString(run, isASCII: isASCII, start: start) }
+        if pieces.isEmpty { return try makeString(run, isASCII: isASCII, start: start) }
         pieces.append(contentsOf: run)
         return try pieces.withUnsafeBufferPointer { (all) throws(Error) in try makeString(all, isASCII: isASCII, start: start) }
     }
