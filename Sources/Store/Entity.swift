@@ -127,7 +127,8 @@ public struct Entity: Sendable {
     public var indexes: [TableIndex]
 
     /// The columns of the table after the primary key: attributes, then foreign keys.
-    public let storedColumns: [String]
+    public var storedColumns: [String] { storedColumnIndex.names }
+    /// `storedColumns` and their positions.
     let storedColumnIndex: NameIndex
     /// Each stored column's value when a record leaves it unset.
     let defaultValues: [SQLValue]
@@ -145,7 +146,6 @@ public struct Entity: Sendable {
         self.relationships = relationships
         self.indexes = indexes
         let columns = attributes.map(\.name) + relationships.compactMap(\.foreignKeyColumn)
-        self.storedColumns = columns
         let index = NameIndex(columns)
         self.storedColumnIndex = index
         self.defaultValues = columns.map { column in

@@ -21,17 +21,17 @@ struct NameIndex: Sendable {
         var capacity = 8
         while capacity < names.count * 2 { capacity *= 2 }
         var slots = [Int32](repeating: 0, count: capacity)
+        var isFirstOccurrence = [Bool](repeating: true, count: names.count)
         for (index, name) in names.enumerated() {
             var slot = Self.hash(name) & (capacity - 1)
             while slots[slot] != 0 {
                 if names[Int(slots[slot]) - 1] == name { break }
                 slot = (slot + 1) & (capacity - 1)
             }
-            if slots[slot] == 0 { slots[slot] = Int32(index + 1) }
+            if slots[slot] == 0 { slots[slot] = Int32(index + 1) } else { isFirstOccurrence[index] = false }
         }
         self.slots = slots
-        var seen = Set<String>()
-        self.isFirstOccurrence = names.map { seen.insert($0).inserted }
+        self.isFirstOccurrence = isFirstOccurrence
     }
 
     subscript(name: String) -> Int? {
