@@ -9,8 +9,8 @@ extension Collation {
     /// both ways round), and a SQLite collation must be. So the two strings are always
     /// compared in one direction, the byte-wise smaller first, and the result flipped when
     /// the arguments came the other way. Wherever Foundation is consistent this is exactly
-    /// Foundation's answer. Printable-ASCII strings that differ beyond case and leading
-    /// zeros are ordered without Foundation (`LocalizedStandardASCII`), to the same answer.
+    /// Foundation's answer. Strings whose first difference lies in printable ASCII are
+    /// ordered without Foundation (`LocalizedStandardASCII`), to the same answer.
     public func compare(_ left: String, _ right: String) -> ComparisonResult {
         switch self {
         case .binary:
