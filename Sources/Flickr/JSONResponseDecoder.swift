@@ -4,14 +4,14 @@ import Foundation
 enum JSONResponseDecoder {
     static func photoPage(_ data: Data, page: Int?) throws -> PhotoPage {
         let root = try object(data, method: FlickrMethod.photosSearch, page: page)
-        guard let photos = root["photos"]?.objectFields else {
+        guard let photos = root["photos"]?.objectMembers else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "the response has no photos")
         }
         guard let list = photos["photo"]?.arrayElements else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photos has no photo list")
         }
         let decoded = try list.enumerated().map { index, element -> FlickrPhoto in
-            guard let fields = element.objectFields else {
+            guard let fields = element.objectMembers else {
                 throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photo \(index + 1) is not an object")
             }
             return try FlickrFields.photo(fields, description: content(fields["description"]), index: index, page: page)
@@ -22,14 +22,14 @@ enum JSONResponseDecoder {
     static func placeInfo(_ data: Data) throws -> PlaceInfo {
         let method = FlickrMethod.placeInfo
         let root = try object(data, method: method, page: nil)
-        guard let place = root["place"]?.objectFields else {
+        guard let place = root["place"]?.objectMembers else {
             throw FlickrError(.malformedResponse, method: method, "the response has no place")
         }
         guard let placeID = LooseValue.nonEmptyString(place["place_id"]) else {
             throw FlickrError(.malformedResponse, method: method, "the place has no place_id")
         }
         func level(_ key: String) -> PlaceLevel? {
-            FlickrFields.level(place[key]?.objectFields, name: content(place[key]))
+            FlickrFields.level(place[key]?.objectMembers, name: content(place[key]))
         }
         return PlaceInfo(placeID: placeID, woeID: LooseValue.nonEmptyString(place["woeid"]),
                          placeType: LooseValue.nonEmptyString(place["place_type"]), placeTypeID: LooseValue.int(place["place_type_id"]),
@@ -39,7 +39,7 @@ enum JSONResponseDecoder {
 
     /// The top-level object, after removing a `jsonFlickrApi(...)` wrapper; a `stat="fail"`
     /// envelope becomes the API error it carries.
-    static func object(_ data: Data, method: String, page: Int?) throws -> [String: JSONValue] {
+    static func object(_ data: Data, method: String, page: Int?) throws -> JSONObject {
         let body = unwrapCallback(data)
         let parsed: JSONValue
         do {
@@ -48,7 +48,7 @@ enum JSONResponseDecoder {
             let detail = body.isEmpty ? "empty body" : "\(body.count) bytes, truncated or garbled: \(error)"
             throw FlickrError(.malformedResponse, method: method, page: page, "the response is not valid JSON (\(detail))")
         }
-        guard let root = parsed.objectFields else {
+        guard let root = parsed.objectMembers else {
             throw FlickrError(.malformedResponse, method: method, page: page, "the response is not a JSON object")
         }
         switch LooseValue.string(root["stat"]) {
@@ -60,24 +60,29 @@ enum JSONResponseDecoder {
 
     /// Text of a `{"_content": …}` object, or of a plain string.
     static func content(_ value: JSONValue?) -> String? {
-        if let object = value?.objectFields { return LooseValue.string(object["_content"]) }
+        if let object = value?.objectMembers { return LooseValue.string(object["_content"]) }
         return LooseValue.string(value)
     }
 
     private static let callbackPrefix = Array("jsonFlickrApi(".utf8)
 
+    /// The JSON inside a `jsonFlickrApi(…)` wrapper (trailing `;` and whitespace allowed),
+    /// else `data` itself. A slice of `data`, not a copy: a page is read byte by byte only
+    /// once, by the parser.
     static func unwrapCallback(_ data: Data) -> Data {
-        let bytes = [UInt8](data)
-        var start = 0
-        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x0a || bytes[start] == 0x0d || bytes[start] == 0x09 {
-            start += 1
+        let range: Range<Int>? = data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09 }
+            var start = 0
+            while start < bytes.count, isSpace(bytes[start]) { start += 1 }
+            guard bytes.count - start >= callbackPrefix.count,
+                  bytes[start..<start + callbackPrefix.count].elementsEqual(callbackPrefix) else { return nil }
+            var end = bytes.count
+            while end > start, isSpace(bytes[end - 1]) || bytes[end - 1] == UInt8(ascii: ";") { end -= 1 }
+            guard end > start + callbackPrefix.count, bytes[end - 1] == UInt8(ascii: ")") else { return nil }
+            return (start + callbackPrefix.count)..<(end - 1)
         }
-        guard bytes.count - start >= callbackPrefix.count, Array(bytes[start..<start + callbackPrefix.count]) == callbackPrefix else {
-            return data
-        }
-        var end = bytes.count
-        while end > start, [0x20, 0x0a, 0x0d, 0x09, UInt8(ascii: ";")].contains(bytes[end - 1]) { end -= 1 }
-        guard end > start + callbackPrefix.count, bytes[end - 1] == UInt8(ascii: ")") else { return data }
-        return Data(bytes[(start + callbackPrefix.count)..<(end - 1)])
+        guard let range else { return data }
+        return data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
     }
 }

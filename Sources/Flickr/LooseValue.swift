@@ -57,7 +57,7 @@ enum LooseValue {
 /// and XML decoders.
 enum FlickrFields {
     /// A photo from its fields; `index` names it in errors.
-    static func photo(_ fields: [String: JSONValue], description: String?, index: Int, page: Int?) throws -> FlickrPhoto {
+    static func photo(_ fields: JSONObject, description: String?, index: Int, page: Int?) throws -> FlickrPhoto {
         guard let id = LooseValue.nonEmptyString(fields["id"]) else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photo \(index + 1) has no id")
         }
@@ -75,7 +75,7 @@ enum FlickrFields {
                            originalFormat: LooseValue.nonEmptyString(fields["originalformat"]))
     }
 
-    static func page(_ fields: [String: JSONValue], photos: [FlickrPhoto], requestedPage: Int?) throws -> PhotoPage {
+    static func page(_ fields: JSONObject, photos: [FlickrPhoto], requestedPage: Int?) throws -> PhotoPage {
         guard let page = LooseValue.int(fields["page"]) else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: requestedPage, "photos has no page number")
         }
@@ -84,7 +84,7 @@ enum FlickrFields {
                          total: LooseValue.int(fields["total"]) ?? photos.count, photos: photos)
     }
 
-    static func level(_ fields: [String: JSONValue]?, name: String?) -> PlaceLevel? {
+    static func level(_ fields: JSONObject?, name: String?) -> PlaceLevel? {
         guard let fields, let placeID = LooseValue.nonEmptyString(fields["place_id"]) else { return nil }
         return PlaceLevel(placeID: placeID, woeID: LooseValue.nonEmptyString(fields["woeid"]), name: name ?? "")
     }

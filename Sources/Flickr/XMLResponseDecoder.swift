@@ -88,13 +88,13 @@ enum XMLResponseDecoder {
 final class XMLElementNode {
     let name: String
     /// Attribute values as `JSONValue.string`, so that one `FlickrFields` reads both formats.
-    let attributes: [String: JSONValue]
+    let attributes: JSONObject
     var children: [XMLElementNode] = []
     var text = ""
 
     init(name: String, attributes: [String: String]) {
         self.name = name
-        self.attributes = attributes.mapValues(JSONValue.string)
+        self.attributes = JSONObject(attributes.mapValues(JSONValue.string))
     }
 
     func child(_ name: String) -> XMLElementNode? { children.first { $0.name == name } }

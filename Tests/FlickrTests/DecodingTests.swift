@@ -1,4 +1,4 @@
-import Flickr
+@testable import Flickr
 import Foundation
 import Testing
 
@@ -65,6 +65,22 @@ struct DecodingTests {
         #expect(page.photos.first?.latitude == nil, "latitude 0 means none")
         #expect(page.photos.first?.placeID == nil)
         #expect(page.total == 1)
+    }
+
+    @Test("Only a whole jsonFlickrApi(...) wrapper is taken off, from a body that may itself be a slice")
+    func callbackWrapperEdges() throws {
+        let inner = #"{"stat": "ok"}"#
+        #expect(JSONResponseDecoder.unwrapCallback(Data(" \n jsonFlickrApi(\(inner)) ; \n".utf8)) == Data(inner.utf8))
+        #expect(JSONResponseDecoder.unwrapCallback(Data(inner.utf8)) == Data(inner.utf8))
+        let unclosed = Data("jsonFlickrApi(\(inner)".utf8)
+        #expect(JSONResponseDecoder.unwrapCallback(unclosed) == unclosed)
+        let empty = Data("jsonFlickrApi()".utf8)
+        #expect(JSONResponseDecoder.unwrapCallback(empty).isEmpty)
+        #expect(throws: FlickrError.self) { try FlickrResponseDecoder.photoPage(empty, format: .json, page: 1) }
+        // A slice of a larger buffer (indices not starting at 0) unwraps to the same bytes.
+        let framed = Data("xx jsonFlickrApi(\(inner));".utf8)
+        #expect(JSONResponseDecoder.unwrapCallback(framed.dropFirst(2)) == Data(inner.utf8))
+        #expect(throws: FlickrError.self) { try FlickrResponseDecoder.photoPage(unclosed, format: .json, page: 1) }
     }
 
     @Test("Bad bodies are errors that name the method, the page and what was wrong",

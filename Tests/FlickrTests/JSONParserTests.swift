@@ -18,9 +18,9 @@ private struct JSONTreeGenerator {
         case 5: return .string(string())
         case 6: return .array((0..<Int.random(in: 0...4, using: &random)).map { _ in value(depth: depth + 1) })
         default:
-            var fields: [String: JSONValue] = [:]
-            for _ in 0..<Int.random(in: 0...4, using: &random) { fields[string()] = value(depth: depth + 1) }
-            return .object(fields)
+            var members = JSONObject()
+            for _ in 0..<Int.random(in: 0...4, using: &random) { members.append(string(), value(depth: depth + 1)) }
+            return .object(members)
         }
     }
 
@@ -41,8 +41,8 @@ private struct JSONTreeGenerator {
         case .bool(let flag): return ws + (flag ? "true" : "false")
         case .null: return ws + "null"
         case .array(let elements): return ws + "[" + elements.map { text($0) + whitespace() }.joined(separator: ",") + whitespace() + "]"
-        case .object(let fields):
-            return ws + "{" + fields.map { key, value in whitespace() + quoted(key) + whitespace() + ":" + text(value) }.joined(separator: ",") + whitespace() + "}"
+        case .object(let members):
+            return ws + "{" + zip(members.keys, members.values).map { key, value in whitespace() + quoted(key) + whitespace() + ":" + text(value) }.joined(separator: ",") + whitespace() + "}"
         }
     }
 
@@ -98,7 +98,11 @@ struct JSONParserTests {
 
     @Test("Duplicate keys keep the last value")
     func duplicateKeys() throws {
-        #expect(try JSONParser.parse(Data(#"{"a": 1, "a": 2}"#.utf8)) == .object(["a": .integer(2)]))
+        let parsed = try JSONParser.parse(Data(#"{"a": 1, "b": 3, "a": 2}"#.utf8))
+        #expect(parsed == .object(["a": .integer(2), "b": .integer(3)]))
+        #expect(parsed["a"] == .integer(2))
+        #expect(parsed["b"] == .integer(3))
+        #expect(parsed["c"] == nil)
     }
 
     @Test("Invalid documents are refused with what was wrong and where", arguments: [
@@ -155,7 +159,7 @@ struct JSONParserTests {
     @Test("Every truncation of a SampleData page is refused")
     func truncations() throws {
         let page = try Data(contentsOf: try #require(try SampleDataFiles.pageFiles(.json).sorted { $0.path < $1.path }.first))
-        #expect(try JSONParser.parse(page).objectFields?["photos"] != nil)
+        #expect(try JSONParser.parse(page).objectMembers?["photos"] != nil)
         for length in stride(from: 0, to: page.count - 1, by: 97) {
             #expect(throws: JSONParser.Error.self) { try JSONParser.parse(page.prefix(length)) }
         }
