@@ -83,8 +83,9 @@ public class ReadContext {
         }
         var records: [R] = []
         for chunk in values.chunked(SQL.maximumParametersPerStatement) {
-            let sql = "SELECT \(Self.columnList(entity)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(chunk.count)))"
-            records += try decodeRecords(sql, Array(chunk))
+            let list = InList.padded(chunk, limit: SQL.maximumParametersPerStatement)
+            let sql = "SELECT \(Self.columnList(entity)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(list.count)))"
+            records += try decodeRecords(sql, list)
         }
         return records
     }

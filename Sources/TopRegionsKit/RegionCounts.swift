@@ -32,9 +32,10 @@ enum RegionCounts {
         // pairs, so a page of up to 500 photos costs one, however large the store has grown.
         var links: [Membership: (id: Int64, count: Int64)] = [:]
         for chunk in Array(photosPerLink.keys).chunked(500) {
-            let pairs = Array(repeating: "(?, ?)", count: chunk.count).joined(separator: ", ")
+            let list = InList.padded(chunk, limit: 500)
+            let pairs = Array(repeating: "(?, ?)", count: list.count).joined(separator: ", ")
             let sql = "SELECT id, region_id, photographer_id, photoCount FROM RegionPhotographer WHERE (region_id, photographer_id) IN (VALUES \(pairs))"
-            let arguments: [SQLValue] = chunk.flatMap { [.integer($0.region), $0.photographer.map { .integer($0) } ?? .null] }
+            let arguments: [SQLValue] = list.flatMap { [.integer($0.region), $0.photographer.map { .integer($0) } ?? .null] }
             for row in try transaction.rows(sql, arguments) {
                 guard let id = row[0].int64, let region = row[1].int64 else { continue }
                 links[Membership(region: region, photographer: row[2].int64)] = (id, row[3].int64 ?? 0)

@@ -251,4 +251,32 @@ struct StoreErrorTests {
             #expect(context.connection.cachedStatementCount <= Connection.statementCacheLimit)
         }
     }
+
+    @Test("IN lists are padded to a few lengths, so 400 lengths prepare about ten statements")
+    func inListsReuseStatements() throws {
+        let store = try makeMemoryStore()
+        let regions = try store.write { transaction in
+            try (0..<400).map { try transaction.inserted(Region(name: "R\($0)")) }
+        }
+        let ids = regions.compactMap(\.id)
+        try store.read { context in
+            let before = context.connection.cachedStatementCount
+            for length in 1...400 {
+                let fetched = try context.fetch(Region.self, ids: ids.prefix(length))
+                #expect(Set(fetched.compactMap(\.id)) == Set(ids.prefix(length)))
+            }
+            // Lengths 1, 2, 4, …, 256, 500: ten statements.
+            #expect(context.connection.cachedStatementCount - before == 10)
+        }
+    }
+
+    @Test("Padded lengths are powers of two up to the limit, never shorter than the list")
+    func paddedLengths() {
+        #expect((0...9).map { InList.paddedCount($0, limit: 500) } == [0, 1, 2, 4, 4, 8, 8, 8, 8, 16])
+        #expect(InList.paddedCount(257, limit: 500) == 500)
+        #expect(InList.paddedCount(500, limit: 500) == 500)
+        #expect(InList.paddedCount(600, limit: 500) == 600)
+        #expect(InList.padded([3, 1, 2], limit: 500) == [3, 1, 2, 2])
+        #expect(InList.padded([Int](), limit: 500).isEmpty)
+    }
 }
