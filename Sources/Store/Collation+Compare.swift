@@ -11,6 +11,13 @@ extension Collation {
     /// the arguments came the other way. Wherever Foundation is consistent this is exactly
     /// Foundation's answer. Strings whose first difference lies in printable ASCII are
     /// ordered without Foundation (`LocalizedStandardASCII`), to the same answer.
+    ///
+    /// `localizedStandard` is `localizedStandardCompare` in the locale `en_001`, named
+    /// rather than taken from `Locale.current`: an index stays ordered only while every
+    /// process that writes the file orders alike. Foundation on Linux reports `en_001` as
+    /// the current locale whatever `LANG` says today, so this is the order stores have
+    /// always had; a Foundation that followed `LANG` would otherwise give a daemon and a
+    /// shell two orders for one file.
     public func compare(_ left: String, _ right: String) -> ComparisonResult {
         switch self {
         case .binary:
@@ -21,11 +28,16 @@ extension Collation {
             if self == .localizedStandard, let order = Self.localizedStandardASCII(left, right) { return order }
             let (first, second) = bytewise == .orderedAscending ? (left, right) : (right, left)
             let result = self == .localizedStandard
-                ? first.localizedStandardCompare(second)
+                ? first.compare(second, options: Self.localizedStandardOptions, range: nil, locale: Self.localizedStandardLocale)
                 : first.caseInsensitiveCompare(second)
             return bytewise == .orderedAscending ? result : result.reversed
         }
     }
+
+    /// The locale of the `localizedStandard` order (see `compare`).
+    public static let localizedStandardLocale = Locale(identifier: "en_001")
+    /// What `localizedStandardCompare` is made of.
+    public static let localizedStandardOptions: String.CompareOptions = [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering]
 
     /// The same comparison on UTF-8 bytes as SQLite hands them to a collation.
     func compare(_ left: UnsafeRawPointer?, _ leftCount: Int, _ right: UnsafeRawPointer?, _ rightCount: Int) -> ComparisonResult {

@@ -12,7 +12,8 @@ public enum Collation: String, Sendable {
     case binary = "BINARY"
     /// `String.caseInsensitiveCompare`, for all of Unicode.
     case caseInsensitive = "caseInsensitive"
-    /// `String.localizedStandardCompare`: Finder-like, case-insensitive, numbers as numbers.
+    /// `String.localizedStandardCompare` (in the locale `en_001`, whatever the process's):
+    /// Finder-like, case-insensitive, numbers as numbers.
     case localizedStandard = "localizedStandard"
 }
 

@@ -78,7 +78,8 @@ enum Commands {
         defer { gallery.close() }
         var regions = try gallery.topRegions(limit: limit)
         if byCountry {
-            regions.sort { ($0.country ?? "").localizedStandardCompare($1.country ?? "") == .orderedAscending }
+            // The store's collation, not Foundation directly: it is antisymmetric, as a sort needs.
+            regions.sort { Collation.localizedStandard.compare($0.country ?? "", $1.country ?? "") == .orderedAscending }
         }
         let rows = regions.enumerated().map { index, region in
             ["rank": index + 1, "id": region.placeID, "name": region.name, "country": region.country ?? NSNull(),
@@ -128,7 +129,7 @@ enum Commands {
         var photos = try gallery.photos(inRegion: region.id ?? -1, imageBase: base)
         if byPhotographer {
             photos = photos.enumerated().sorted { left, right in
-                let order = (left.element.photographer ?? "").localizedStandardCompare(right.element.photographer ?? "")
+                let order = Collation.localizedStandard.compare(left.element.photographer ?? "", right.element.photographer ?? "")
                 return order == .orderedSame ? left.offset < right.offset : order == .orderedAscending
             }.map(\.element)
         }

@@ -26,11 +26,19 @@ func generatedTitles(count: Int, seed: UInt64) -> [String] {
     return titles
 }
 
+/// Foundation's `localizedStandardCompare` in the locale the store pins (`en_001`), the
+/// oracle of the collation tests: what `localizedStandardCompare` is made of, with the
+/// locale named instead of the process's.
+func foundationLocalizedStandard(_ left: String, _ right: String) -> ComparisonResult {
+    left.compare(right, options: [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering], range: nil,
+                 locale: Locale(identifier: "en_001"))
+}
+
 /// Foundation's answer for a pair, or nil when Foundation contradicts itself on it (says
 /// the same non-equal order both ways round, a bug of Foundation on Linux).
 func consistentFoundationOrder(_ left: String, _ right: String) -> ComparisonResult? {
-    let forward = left.localizedStandardCompare(right)
-    let backward = right.localizedStandardCompare(left)
+    let forward = foundationLocalizedStandard(left, right)
+    let backward = foundationLocalizedStandard(right, left)
     return forward == backward.reversedForTest ? forward : nil
 }
 
@@ -47,6 +55,17 @@ extension ComparisonResult {
 @Suite("The localizedStandard collation")
 struct CollationTests {
     static let seed: UInt64 = 20_131_104
+
+    @Test("The pinned en_001 order is localizedStandardCompare's in this process, on 2,000 generated titles")
+    func pinnedLocaleIsTheStandardOrderHere() {
+        let titles = generatedTitles(count: 2_000, seed: Self.seed &+ 7)
+        var shuffler = SeededGenerator(seed: 3)
+        var differing = 0
+        for (left, right) in zip(titles, titles.shuffled(using: &shuffler)) {
+            if foundationLocalizedStandard(left, right) != left.localizedStandardCompare(right) { differing += 1 }
+        }
+        #expect(differing == 0, "Locale.current (\(Locale.current.identifier)) orders differently from en_001")
+    }
 
     @Test("SQL ordering agrees with localizedStandardCompare on 10,000 generated strings")
     func orderingAgrees() throws {
