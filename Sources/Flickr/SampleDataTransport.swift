@@ -64,6 +64,10 @@ public struct SampleDataTransport: FlickrTransport {
             guard (1...max(manifest.pages, 1)).contains(page) else { return emptyPage(page, perPage: perPage, format: format) }
             let body = try Data(contentsOf: pageFile(page, format))
             guard let minUpload else { return TransportResponse(status: 200, headers: contentType(format), body: body) }
+            if format == .json, let scan = Self.uploadDates(inJSON: body), scan.count == photosOnPage(page),
+               scan.oldest >= minUpload {
+                return TransportResponse(status: 200, headers: contentType(format), body: body)
+            }
             // Photos are stored newest first, so `min_upload_date` only cuts the tail: a page
             // is served as stored, or cut, or empty, without reading the other pages.
             let stored = try FlickrResponseDecoder.photoPage(body, format: format, page: page)
@@ -75,6 +79,47 @@ public struct SampleDataTransport: FlickrTransport {
                                      body: SampleDataEncoder.page(PhotoPage(page: page, pages: pages, perPage: perPage, total: total, photos: kept), format: format))
         }
         return try repaged(page: page, perPage: perPage, minUpload: minUpload, format: format)
+    }
+
+    /// How many photos the page's file holds: `perPage`, fewer on the last page.
+    private func photosOnPage(_ page: Int) -> Int {
+        max(0, min(manifest.perPage, manifest.photos - (page - 1) * manifest.perPage))
+    }
+
+    /// How many `"dateupload"` members a JSON page has and the oldest of them, found by
+    /// scanning the bytes instead of decoding the page, which costs as much as the client's
+    /// own decoding of it (and a sync with `min_upload_date` asks for every page). Nil when a
+    /// value is not a plain number of seconds: the caller then decodes. Inside a string a
+    /// quote is escaped, so only a key that itself holds `\"dateupload` could match
+    /// falsely, and it would add a member: the caller compares the count with the page's
+    /// photos and decodes when they differ.
+    static func uploadDates(inJSON body: Data) -> (count: Int, oldest: Double)? {
+        let key = Array(#""dateupload""#.utf8)
+        return body.withUnsafeBytes { raw -> (count: Int, oldest: Double)? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var count = 0, oldest = Double.infinity, index = 0
+            while index + key.count <= bytes.count {
+                guard bytes[index] == key[0], bytes[index..<index + key.count].elementsEqual(key) else { index += 1; continue }
+                index += key.count
+                func skipSpaces() { while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 } }
+                skipSpaces()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+                index += 1
+                skipSpaces()
+                let quoted = index < bytes.count && bytes[index] == UInt8(ascii: "\"")
+                if quoted { index += 1 }
+                var seconds: Int64 = 0, digits = 0
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]), digits < 15 {
+                    seconds = seconds * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+                    digits += 1
+                    index += 1
+                }
+                guard digits > 0, !quoted || (index < bytes.count && bytes[index] == UInt8(ascii: "\"")) else { return nil }
+                count += 1
+                oldest = min(oldest, Double(seconds))
+            }
+            return count > 0 ? (count, oldest) : nil
+        }
     }
 
     private func pageFile(_ page: Int, _ format: ResponseFormat) -> URL {

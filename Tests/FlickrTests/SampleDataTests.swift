@@ -1,4 +1,4 @@
-import Flickr
+@testable import Flickr
 import Foundation
 import Testing
 
@@ -121,6 +121,34 @@ struct SampleDataTransportTests {
         let result = try await client.recentGeotaggedPhotos(page: 1, perPage: 500, minUploadDate: Date(timeIntervalSince1970: cutoff))
         #expect(result.photos.count == expected)
         #expect(result.photos.allSatisfy { ($0.dateUpload?.timeIntervalSince1970 ?? 0) >= cutoff })
+    }
+
+    @Test("min_upload_date on pages of the files' own size: a page wholly newer is served as stored, a page it cuts is cut")
+    func minUploadDateOnStoredPages() async throws {
+        let raw = try SampleDataFiles.rawPhotos()
+        let firstPage = raw.prefix(100).compactMap { ($0["dateupload"] as? String).flatMap(Double.init) }
+        let storedPage = try await client.recentGeotaggedPhotos(page: 1, perPage: 100)
+        let olderThanAll = try await client.recentGeotaggedPhotos(page: 1, perPage: 100, minUploadDate: Date(timeIntervalSince1970: (firstPage.min() ?? 0) - 1))
+        #expect(olderThanAll.photos.map(\.id) == storedPage.photos.map(\.id))
+        let cutoff = firstPage.sorted(by: >)[39]
+        let cut = try await client.recentGeotaggedPhotos(page: 1, perPage: 100, minUploadDate: Date(timeIntervalSince1970: cutoff))
+        #expect(cut.photos.count == firstPage.filter { $0 >= cutoff }.count)
+        #expect(cut.photos.count < 100)
+        #expect(cut.photos.allSatisfy { ($0.dateUpload?.timeIntervalSince1970 ?? 0) >= cutoff })
+    }
+
+    @Test("Upload dates are read from a JSON page without decoding it, or not at all when one is odd")
+    func scannedUploadDates() {
+        func scan(_ text: String) -> [Double]? {
+            SampleDataTransport.uploadDates(inJSON: Data(text.utf8)).map { [Double($0.count), $0.oldest] }
+        }
+        #expect(scan(#"[{"dateupload": "1700000300"}, {"dateupload" : 1700000100}, {"dateupload":"1700000200"}]"#) == [3, 1_700_000_100])
+        // The key inside a string is escaped, so it is not a member.
+        #expect(scan(#"[{"title": "\"dateupload\": 5", "dateupload": "1700000300"}]"#) == [1, 1_700_000_300])
+        #expect(scan(#"[{"dateupload": null}]"#) == nil)
+        #expect(scan(#"[{"dateupload": "soon"}]"#) == nil)
+        #expect(scan(#"[{"dateupload": "17"#) == nil)
+        #expect(scan(#"[{"id": "1"}]"#) == nil)
     }
 
     @Test("Places resolve; an unknown place is Flickr's permanent error 2; images are served, others 404")
