@@ -147,6 +147,27 @@ struct StoreOpeningTests {
         #expect(applied == ["one", "two"])
     }
 
+    @Test("A foreign key gets its own index only when no declared index leads with it")
+    func foreignKeyIndexes() throws {
+        let owner = Entity("Owner", attributes: [Attribute("name", .text)],
+                           relationships: [.toMany("covered", "Covered", inverse: "owner"), .toMany("collated", "Collated", inverse: "owner")])
+        let covered = Entity("Covered", attributes: [Attribute("title", .text)], relationships: [.toOne("owner", "Owner", inverse: "covered")],
+                             indexes: [TableIndex("covered_owner_title", columns: ["owner_id", "title"])])
+        let collated = Entity("Collated", attributes: [Attribute("title", .text)], relationships: [.toOne("owner", "Owner", inverse: "collated")],
+                              indexes: [TableIndex("collated_title_owner", columns: ["title", "owner_id"])])
+        #expect(covered.coveredForeignKeyIndexNames == ["Covered_owner_id"])
+        #expect(collated.coveredForeignKeyIndexNames.isEmpty)
+        let store = try Store(inMemorySchema: Schema([owner, covered, collated]), migrator: Migrator.creating([owner, covered, collated]))
+        let indexes = try store.read { context in
+            try context.rows("SELECT name FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%' AND tbl_name IN ('Covered', 'Collated') ORDER BY name")
+                .compactMap { $0[0].string }
+        }
+        #expect(indexes == ["Collated_owner_id", "collated_title_owner", "covered_owner_title"])
+        // The leading index serves the foreign key's lookups.
+        let plan = try store.read { try $0.rows("EXPLAIN QUERY PLAN SELECT id FROM Covered WHERE owner_id = 1").compactMap { $0[3].string } }
+        #expect(plan.contains { $0.contains("covered_owner_title") })
+    }
+
     @Test("An in-memory store supports the same reads and writes")
     func inMemory() throws {
         let store = try makeMemoryStore()

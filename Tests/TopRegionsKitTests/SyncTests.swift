@@ -203,3 +203,45 @@ struct SyncTests {
         _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 50))
     }
 }
+
+@Suite("The product's schema")
+struct ProductSchemaTests {
+    static let coveredIndexes = ["Favorite_photo_id", "Photo_region_id", "Recent_photo_id", "RegionPhotographer_region_id", "Thumbnail_photo_id"]
+
+    static func indexNames(_ gallery: Gallery) throws -> [String] {
+        try gallery.store.read { context in
+            try context.rows("SELECT name FROM sqlite_schema WHERE type = 'index' ORDER BY name").compactMap { $0[0].string }
+        }
+    }
+
+    @Test("A new store has no foreign-key index that a declared index already leads with")
+    func newStore() throws {
+        let test = try TestGallery()
+        let names = try Self.indexNames(test.gallery)
+        #expect(Set(names).isDisjoint(with: Self.coveredIndexes))
+        #expect(names.contains("photo_region_title") && names.contains("Photo_photographer_id"))
+        #expect(Set(TopRegionsSchema.entities.flatMap(\.coveredForeignKeyIndexNames)) == Set(Self.coveredIndexes))
+    }
+
+    @Test("Opening a store made before drops those indexes, once, and keeps its data")
+    func olderStore() async throws {
+        let test = try TestGallery()
+        _ = try await test.gallery.sync(client: try sampleClient())
+        let before = try test.gallery.topRegions(limit: 50)
+        // Put the store back as the first version left it: the indexes, and no v2 migration.
+        try await test.gallery.store.write { transaction in
+            try transaction.execute(#"CREATE INDEX "Photo_region_id" ON "Photo" ("region_id")"#)
+            try transaction.execute(#"CREATE INDEX "Recent_photo_id" ON "Recent" ("photo_id")"#)
+            try transaction.execute("DELETE FROM store_migrations WHERE name = 'topregions.v2.drop-covered-foreign-key-indexes'")
+        }
+        #expect(try Self.indexNames(test.gallery).contains("Photo_region_id"))
+        test.gallery.close()
+        let reopened = try Gallery(path: test.directory.appendingPathComponent("store.sqlite").path)
+        defer { reopened.close() }
+        #expect(Set(try Self.indexNames(reopened)).isDisjoint(with: Self.coveredIndexes))
+        #expect(try reopened.topRegions(limit: 50) == before)
+        #expect(try reopened.check().isEmpty)
+        let applied = try await reopened.store.read { try $0.rows("SELECT name FROM store_migrations ORDER BY rowid").compactMap { $0[0].string } }
+        #expect(applied == ["topregions.v1", "topregions.v2.drop-covered-foreign-key-indexes"])
+    }
+}
