@@ -94,31 +94,9 @@ public struct SampleDataTransport: FlickrTransport {
     /// falsely, and it would add a member: the caller compares the count with the page's
     /// photos and decodes when they differ.
     static func uploadDates(inJSON body: Data) -> (count: Int, oldest: Double)? {
-        let key = Array(#""dateupload""#.utf8)
-        return body.withUnsafeBytes { raw -> (count: Int, oldest: Double)? in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var count = 0, oldest = Double.infinity, index = 0
-            while index + key.count <= bytes.count {
-                guard bytes[index] == key[0], bytes[index..<index + key.count].elementsEqual(key) else { index += 1; continue }
-                index += key.count
-                func skipSpaces() { while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 } }
-                skipSpaces()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-                index += 1
-                skipSpaces()
-                let quoted = index < bytes.count && bytes[index] == UInt8(ascii: "\"")
-                if quoted { index += 1 }
-                var seconds: Int64 = 0, digits = 0
-                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]), digits < 15 {
-                    seconds = seconds * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
-                    digits += 1
-                    index += 1
-                }
-                guard digits > 0, !quoted || (index < bytes.count && bytes[index] == UInt8(ascii: "\"")) else { return nil }
-                count += 1
-                oldest = min(oldest, Double(seconds))
-            }
-            return count > 0 ? (count, oldest) : nil
+        body.withUnsafeBytes { raw in
+            var scanner = UploadDateScanner(bytes: raw.bindMemory(to: UInt8.self))
+            return scanner.scan()
         }
     }
 
@@ -219,5 +197,72 @@ public enum SampleDataLocation {
         candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("SampleData"))
         return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("manifest.json").path) }
+    }
+}
+
+/// Finds each `"dateupload"` member of a JSON text and reads its value, a number of seconds
+/// written as a number or a string of digits (see `SampleDataTransport.uploadDates`).
+private struct UploadDateScanner {
+    private static let key = Array(#""dateupload""#.utf8)
+    let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// How many members there are and the oldest value; nil when there is none or a value is
+    /// anything else.
+    mutating func scan() -> (count: Int, oldest: Double)? {
+        var count = 0
+        var oldest = Double.infinity
+        while findKey() {
+            guard let seconds = readValue() else { return nil }
+            count += 1
+            oldest = min(oldest, Double(seconds))
+        }
+        return count > 0 ? (count, oldest) : nil
+    }
+
+    /// Moves past the next occurrence of the key; false when there is none.
+    private mutating func findKey() -> Bool {
+        let key = Self.key
+        while index + key.count <= bytes.count {
+            if bytes[index] == key[0], bytes[index..<index + key.count].elementsEqual(key) {
+                index += key.count
+                return true
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// `: 123` or `: "123"` after the key (at most 15 digits).
+    private mutating func readValue() -> Int64? {
+        skipSpaces()
+        guard consume(UInt8(ascii: ":")) else { return nil }
+        skipSpaces()
+        let quoted = consume(UInt8(ascii: "\""))
+        var seconds: Int64 = 0
+        var digits = 0
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]), digits < 15 {
+            seconds = seconds * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+            digits += 1
+            index += 1
+        }
+        guard digits > 0, !quoted || consume(UInt8(ascii: "\"")) else { return nil }
+        return seconds
+    }
+
+    private mutating func skipSpaces() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+    }
+
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
     }
 }
