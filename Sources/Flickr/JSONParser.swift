@@ -267,13 +267,13 @@ struct JSONParser {
 
     // MARK: Small pieces
 
+    /// JSON's whitespace: space, line feed, carriage return, tab.
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
     private mutating func skipWhitespace() {
-        while offset < bytes.count {
-            switch bytes[offset] {
-            case 0x20, 0x0A, 0x0D, 0x09: offset += 1
-            default: return
-            }
-        }
+        while offset < bytes.count, Self.isWhitespace(bytes[offset]) { offset += 1 }
     }
 
     /// Consumes `byte` when it is next; throws when the document has ended.

@@ -72,13 +72,12 @@ enum JSONResponseDecoder {
     static func unwrapCallback(_ data: Data) -> Data {
         let range: Range<Int>? = data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0a || byte == 0x0d || byte == 0x09 }
             var start = 0
-            while start < bytes.count, isSpace(bytes[start]) { start += 1 }
+            while start < bytes.count, JSONParser.isWhitespace(bytes[start]) { start += 1 }
             guard bytes.count - start >= callbackPrefix.count,
                   bytes[start..<start + callbackPrefix.count].elementsEqual(callbackPrefix) else { return nil }
             var end = bytes.count
-            while end > start, isSpace(bytes[end - 1]) || bytes[end - 1] == UInt8(ascii: ";") { end -= 1 }
+            while end > start, JSONParser.isWhitespace(bytes[end - 1]) || bytes[end - 1] == UInt8(ascii: ";") { end -= 1 }
             guard end > start + callbackPrefix.count, bytes[end - 1] == UInt8(ascii: ")") else { return nil }
             return (start + callbackPrefix.count)..<(end - 1)
         }

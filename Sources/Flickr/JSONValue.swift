@@ -48,8 +48,6 @@ struct JSONObject: Equatable, Sendable, ExpressibleByDictionaryLiteral {
         for (key, value) in elements { append(key, value) }
     }
 
-    var count: Int { keys.count }
-
     mutating func append(_ key: String, _ value: JSONValue) {
         keys.append(key)
         values.append(value)

@@ -255,9 +255,7 @@ private struct UploadDateScanner {
     }
 
     private mutating func skipSpaces() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
-            index += 1
-        }
+        while index < bytes.count, JSONParser.isWhitespace(bytes[index]) { index += 1 }
     }
 
     private mutating func consume(_ byte: UInt8) -> Bool {
