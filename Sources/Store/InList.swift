@@ -3,8 +3,8 @@
 /// A list of exactly as many parameters as values makes a new statement for nearly every
 /// batch (a page of photos has 187 distinct owners, the next 203, …), and preparing one
 /// with hundreds of parameters costs more than running it. Padded to the next power of
-/// two, at most `limit`, by repeating the last value (a value listed twice matches the same rows), a
-/// list comes in a handful of lengths.
+/// two, at most `limit`, by repeating the last value (a value listed twice matches the same
+/// rows), a list comes in a handful of lengths.
 public enum InList {
     /// `count` rounded up to a power of two, at most `limit` (and never below `count`).
     public static func paddedCount(_ count: Int, limit: Int) -> Int {
@@ -12,6 +12,12 @@ public enum InList {
         var length = 1
         while length < count { length *= 2 }
         return max(count, min(length, limit))
+    }
+
+    /// `values` in lists of at most `size`, each padded to `paddedCount`: what a batch of
+    /// `IN (…)` queries binds, one list per query.
+    public static func paddedChunks<Element>(_ values: some Collection<Element>, size: Int) -> [[Element]] {
+        values.chunked(size).map { padded($0, limit: size) }
     }
 
     /// `values` padded to `paddedCount` by repeating the last one.

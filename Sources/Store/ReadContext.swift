@@ -82,8 +82,7 @@ public class ReadContext {
             throw StoreError(.invalidRequest, "\(entity.name) has no column \(column)")
         }
         var records: [R] = []
-        for chunk in values.chunked(SQL.maximumParametersPerStatement) {
-            let list = InList.padded(chunk, limit: SQL.maximumParametersPerStatement)
+        for list in InList.paddedChunks(values, size: SQL.maximumParametersPerStatement) {
             let sql = "SELECT \(Self.columnList(entity)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(list.count)))"
             records += try decodeRecords(sql, list)
         }

@@ -108,8 +108,7 @@ enum PlaceResolution {
     private static func attachWaitingPhotos(_ regionOfPlace: [Int64: Int64], in transaction: Transaction) throws {
         guard !regionOfPlace.isEmpty else { return }
         var memberships: [RegionCounts.Membership] = []
-        for chunk in Array(regionOfPlace.keys).chunked(400) {
-            let places = InList.padded(chunk, limit: 400)
+        for places in InList.paddedChunks(regionOfPlace.keys, size: 400) {
             let sql = "SELECT id, place_id, photographer_id FROM Photo WHERE region_id IS NULL AND place_id IN (\(Array(repeating: "?", count: places.count).joined(separator: ", ")))"
             for row in try transaction.rows(sql, places.map { .integer($0) }) {
                 guard let photo = row[0].int64, let place = row[1].int64, let region = regionOfPlace[place] else { continue }

@@ -31,8 +31,7 @@ enum RegionCounts {
         // The links of exactly the (region, photographer) pairs involved: one query per 500
         // pairs, so a page of up to 500 photos costs one, however large the store has grown.
         var links: [Membership: (id: Int64, count: Int64)] = [:]
-        for chunk in Array(photosPerLink.keys).chunked(500) {
-            let list = InList.padded(chunk, limit: 500)
+        for list in InList.paddedChunks(photosPerLink.keys, size: 500) {
             let pairs = Array(repeating: "(?, ?)", count: list.count).joined(separator: ", ")
             let sql = "SELECT id, region_id, photographer_id, photoCount FROM RegionPhotographer WHERE (region_id, photographer_id) IN (VALUES \(pairs))"
             let arguments: [SQLValue] = list.flatMap { [.integer($0.region), $0.photographer.map { .integer($0) } ?? .null] }
@@ -108,8 +107,3 @@ enum RegionCounts {
     }
 }
 
-extension Array {
-    func chunked(_ size: Int) -> [[Element]] {
-        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
-    }
-}
