@@ -2,9 +2,9 @@ import Flickr
 import Foundation
 import Store
 
-/// Stores one page of photos, inside the caller's transaction, with a constant number of queries: the
-/// photographers, places and photos already known are found with `IN`, then each row is
-/// written.
+/// Stores one page of photos, inside the caller's transaction, with a constant number of
+/// queries: the photographers, places and photos already known are found with `IN`, then
+/// each row is written.
 enum PhotoIngest {
     struct Outcome: Sendable {
         var new = 0
