@@ -44,14 +44,23 @@ public struct SyncResult: Sendable, Equatable {
 }
 
 extension Gallery {
-    /// Pages a first pass stores in one transaction at most (each page whole or not at all).
+    /// Pages stored in one transaction at most (each page whole or not at all). A commit
+    /// writes every index page its rows touched, so one commit per page cost a large
+    /// catch-up a third of its time (at 1,000,000 photos: 139 s with a commit per page,
+    /// 95 s with 8 pages per commit; see BENCHMARKS.md).
     static let pagesPerTransaction = 8
 
-    /// One sync pass: recent geotagged photos, page by page (each page stored whole or not
-    /// at all; a first pass groups up to `pagesPerTransaction` pages already read into one
-    /// transaction), then the places not known yet, asked once each, then
-    /// photos attached to their regions. Holds the store's sync lock for the pass: throws
-    /// `SyncLock.Busy` (with the holder's pid) when another pass runs.
+    /// One sync pass: recent geotagged photos, page by page, then the places not known yet,
+    /// asked once each, then photos attached to their regions. Holds the store's sync lock
+    /// for the pass: throws `SyncLock.Busy` (with the holder's pid) when another pass runs.
+    ///
+    /// Pages are stored in groups, each in one transaction (each page whole or not at all).
+    /// A first pass (or one after a failure) reads every page, so it groups
+    /// `pagesPerTransaction` pages from the start. A pass that stops once it reaches a page
+    /// of photos it already has starts with one page and doubles its groups (2, 4, up to
+    /// `pagesPerTransaction`) while every page holds new photos: a pass that is caught up
+    /// at once asks for one page, and a long catch-up pays few commits, for at most about
+    /// two groups' worth of pages read past the point where it catches up.
     public func sync(client: FlickrClient, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
         let lock = try SyncLock.acquire(for: store, wait: waitForLock)
         defer { lock.release() }
@@ -67,11 +76,9 @@ extension Gallery {
             let reader = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload)
             defer { reader.cancel() }
             var next = 1
+            var group = previous == nil ? Self.pagesPerTransaction : 1
             while next <= lastPage {
-                // A first pass (or one after a failure) reads every page, so it reads ahead
-                // and stores the pages already read in one transaction; a pass that may stop
-                // early stores page by page.
-                let batch = await reader.pages(from: next, through: lastPage, atMost: previous == nil ? Self.pagesPerTransaction : 1)
+                let batch = await reader.pages(from: next, through: lastPage, atMost: group)
                 next += batch.pages.count
                 if !batch.pages.isEmpty {
                     let following = next, goesOn = !batch.isLast
@@ -84,7 +91,8 @@ extension Gallery {
                     if let newest = batch.pages.flatMap(\.photos).compactMap(\.dateUpload).max() { newestUpload = max(newestUpload ?? newest, newest) }
                     // Caught up with the previous pass: older pages hold nothing new. (After
                     // a failed or first pass, keep going: the pages were never all read.)
-                    if previous != nil && stored.allKnown { break }
+                    if previous != nil && stored.reachedKnownPage { break }
+                    group = min(group * 2, Self.pagesPerTransaction)
                 }
                 if let readError = batch.readError { throw readError }
                 if batch.isLast { break }
@@ -107,20 +115,28 @@ extension Gallery {
         return result
     }
 
+    /// What storing a group of pages did.
+    private struct StoredPages: Sendable {
+        var new = 0
+        var updated = 0
+        /// One of the pages held only photos already stored.
+        var reachedKnownPage = false
+    }
+
     /// Stores pages in one transaction, each with `PhotoIngest`; `holdsNewPhotos` is called
     /// (on the writer's thread) when a page holds a photo not stored yet.
     private func storePages(_ pages: [PhotoPage], downloadedAt: Date, namedThisPass: inout Set<String>,
-                            holdsNewPhotos: @escaping @Sendable () -> Void) async throws -> PhotoIngest.Outcome {
+                            holdsNewPhotos: @escaping @Sendable () -> Void) async throws -> StoredPages {
         let names = namedThisPass
         let (outcome, named) = try await store.write { transaction in
             var named = names
-            var outcome = PhotoIngest.Outcome()
+            var outcome = StoredPages()
             for page in pages {
                 let stored = try PhotoIngest.store(page.photos, downloadedAt: downloadedAt, namedThisPass: &named, in: transaction,
                                                    holdsNewPhotos: holdsNewPhotos)
                 outcome.new += stored.new
                 outcome.updated += stored.updated
-                outcome.allKnown = outcome.allKnown && stored.allKnown
+                outcome.reachedKnownPage = outcome.reachedKnownPage || stored.allKnown
             }
             return (outcome, named)
         }

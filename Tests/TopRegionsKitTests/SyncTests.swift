@@ -118,6 +118,37 @@ struct SyncTests {
         #expect(Array(both.dropFirst(first.count)) == ["1"], "\(both)")
     }
 
+    @Test("A pass catching up on many pages stores them in growing groups (1, 2, then 4 pages) and stops where it caught up")
+    func catchUpGroupsPages() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        let client = serverClient(server)
+        var options = SyncOptions(pages: 100, perPage: 20)
+        options.overlap = 100 * 365 * 86_400
+        _ = try await test.gallery.sync(client: client, options: options)
+        // Forget the 100 newest photos (pages 1 to 5), counts kept exact: to the next pass
+        // they are new, as if uploaded since.
+        let newest = try Expected.photos().prefix(100).map { SQLValue.text("\($0["id"] ?? "")") }
+        try await test.gallery.store.write { transaction in
+            let rows = try transaction.rows("SELECT id, region_id, photographer_id FROM Photo WHERE flickrID IN (\(newest.map { _ in "?" }.joined(separator: ", ")))", newest)
+            try RegionCounts.detach(rows.compactMap { row in row[1].int64.map { RegionCounts.Membership(region: $0, photographer: row[2].int64) } },
+                                    in: transaction)
+            #expect(try transaction.delete("Photo", ids: rows.compactMap { $0[0].int64 }) == 100)
+        }
+        try await server.clearRequests()
+        let token = try test.gallery.store.currentToken()
+        let second = try await test.gallery.sync(client: client, options: options)
+        #expect(second.photosNew == 100 && second.photosUpdated == 0)
+        #expect(try test.gallery.check().isEmpty)
+        // Page 1 alone, pages 2–3, then pages 4–7 (6 and 7 known): three commits, where a
+        // commit per page made five.
+        let commits = try test.gallery.store.history(since: token).filter { !$0.changes["Photo"].inserted.isEmpty }
+        #expect(commits.map { $0.changes["Photo"].inserted.count } == [20, 40, 40])
+        // Pages read ahead past page 7 are bounded by the group (4): the pass did not go on.
+        let asked = try await server.requests().filter { $0.method == FlickrMethod.photosSearch }.compactMap { $0.query["page"].flatMap { Int($0) } }
+        #expect(Set(asked).isSuperset(of: 1...7) && (asked.max() ?? 0) <= 11, "\(asked.sorted())")
+    }
+
     @Test("Each page costs the same number of queries, whatever its size")
     func constantQueriesPerPage() async throws {
         let test = try TestGallery()
