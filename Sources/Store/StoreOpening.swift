@@ -36,10 +36,11 @@ enum StoreOpening {
         guard mode == "wal" else {
             throw StoreError(.sqlite, "The store could not switch to WAL journaling (it reports \(mode ?? "nothing"))")
         }
-        // A checkpoint every 10,000 WAL pages (40 MB) rather than SQLite's 1,000: a page of
-        // photos dirties pages all over six indexes, so with the default nearly every sync
+        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+        // Checkpoints at 10,000 WAL pages or more rather than SQLite's 1,000: a page of
+        // photos dirties pages all over the indexes, so with the default nearly every sync
         // commit also ran a checkpoint (a third of the commit time of a large first sync).
-        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = 10000")
+        try CheckpointPolicy.install(on: connection)
     }
 
     /// Applies each migration not yet applied, each in its own transaction.
