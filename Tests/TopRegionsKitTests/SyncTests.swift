@@ -245,6 +245,17 @@ struct ProductSchemaTests {
         }
     }
 
+    @Test("Looking up a page's region/photographer links searches the pair index instead of scanning every link")
+    func linkLookupUsesTheIndex() async throws {
+        let test = try TestGallery()
+        let arguments = (1...8).flatMap { [SQLValue.integer($0), .integer($0 * 10)] }
+        let plan = try await test.gallery.store.read { context in
+            try context.rows("EXPLAIN QUERY PLAN " + RegionCounts.linksQuery(pairs: 8), arguments).compactMap { $0[3].string }
+        }
+        #expect(plan.contains { $0.hasPrefix("SEARCH l USING INDEX region_photographer_pair") }, "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN l") || $0.hasPrefix("SCAN RegionPhotographer") }, "\(plan)")
+    }
+
     @Test("A new store has no foreign-key index that a declared index already leads with")
     func newStore() throws {
         let test = try TestGallery()
