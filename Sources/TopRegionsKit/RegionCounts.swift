@@ -61,11 +61,16 @@ enum RegionCounts {
         }
         for (region, photoDelta) in photosPerRegion {
             let photographerDelta = photographersPerRegion[region] ?? 0
-            try transaction.execute("UPDATE Region SET photoCount = photoCount + ?, photographerCount = photographerCount + ? WHERE id = ?",
-                                    [.integer(photoDelta), .integer(photographerDelta), .integer(region)])
-            var keys: Set<String> = ["photoCount", "photos"]
-            if photographerDelta != 0 { keys.insert("photographerCount") }
-            transaction.recordChanges("Region", updated: [region: keys])
+            if photographerDelta == 0 {
+                // Setting photographerCount at all, even to itself, would rewrite the region's
+                // entry in the top-regions index (and compare its name on the way).
+                try transaction.execute("UPDATE Region SET photoCount = photoCount + ? WHERE id = ?", [.integer(photoDelta), .integer(region)])
+                transaction.recordChanges("Region", updated: [region: ["photoCount", "photos"]])
+            } else {
+                try transaction.execute("UPDATE Region SET photoCount = photoCount + ?, photographerCount = photographerCount + ? WHERE id = ?",
+                                        [.integer(photoDelta), .integer(photographerDelta), .integer(region)])
+                transaction.recordChanges("Region", updated: [region: ["photoCount", "photos", "photographerCount"]])
+            }
         }
     }
 
