@@ -55,7 +55,7 @@ extension Gallery {
     /// for the pass: throws `SyncLock.Busy` (with the holder's pid) when another pass runs.
     ///
     /// Pages are stored in groups, each in one transaction (each page whole or not at all).
-    /// A first pass (or one after a failure) reads every page, so it groups
+    /// A first pass (no pass has succeeded yet) reads every page, so it groups
     /// `pagesPerTransaction` pages from the start. A pass that stops once it reaches a page
     /// of photos it already has starts with one page and doubles its groups (2, 4, up to
     /// `pagesPerTransaction`) while every page holds new photos: a pass that is caught up
