@@ -45,10 +45,12 @@ public struct SyncResult: Sendable, Equatable {
 
 extension Gallery {
     /// Pages stored in one transaction at most (each page whole or not at all). A commit
-    /// writes every index page its rows touched, so one commit per page cost a large
-    /// catch-up a third of its time (at 1,000,000 photos: 139 s with a commit per page,
-    /// 95 s with 8 pages per commit; see BENCHMARKS.md).
-    static let pagesPerTransaction = 8
+    /// writes every index page its rows touched, so few large commits are much cheaper than
+    /// many small ones: at 1,000,000 photos a sync took 139 s with a commit per page, 67–71 s
+    /// with 8 pages per commit, 53–55 s with 16 and 49 s with 32 (BENCHMARKS.md). 16 keeps
+    /// a transaction under half a second at that size (other writers wait for it) and the
+    /// pages read past a catch-up's end few.
+    static let pagesPerTransaction = 16
 
     /// One sync pass: recent geotagged photos, page by page, then the places not known yet,
     /// asked once each, then photos attached to their regions. Holds the store's sync lock
@@ -57,8 +59,8 @@ extension Gallery {
     /// Pages are stored in groups, each in one transaction (each page whole or not at all).
     /// A first pass (no pass has succeeded yet) reads every page, so it groups
     /// `pagesPerTransaction` pages from the start. A pass that stops once it reaches a page
-    /// of photos it already has starts with one page and doubles its groups (2, 4, up to
-    /// `pagesPerTransaction`) while every page holds new photos: a pass that is caught up
+    /// of photos it already has starts with one page and doubles its groups (2, 4, 8, up
+    /// to `pagesPerTransaction`) while every page holds new photos: a pass that is caught up
     /// at once asks for one page, and a long catch-up pays few commits, for at most about
     /// two groups' worth of pages read past the point where it catches up.
     public func sync(client: FlickrClient, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
