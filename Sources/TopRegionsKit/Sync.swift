@@ -46,10 +46,10 @@ public struct SyncResult: Sendable, Equatable {
 extension Gallery {
     /// Pages stored in one transaction at most (each page whole or not at all). A commit
     /// writes every index page its rows touched, so few large commits are much cheaper than
-    /// many small ones: at 1,000,000 photos a sync took 139 s with a commit per page, 67–71 s
-    /// with 8 pages per commit, 53–55 s with 16 and 49 s with 32 (BENCHMARKS.md). 16 keeps
-    /// a transaction under half a second at that size (other writers wait for it) and the
-    /// pages read past a catch-up's end few.
+    /// many small ones: at 1,000,000 photos a sync took 139 s with a commit per page and
+    /// about half that with groups (BENCHMARKS.md compares 8, 16 and 32). 16 keeps a
+    /// transaction under about half a second at that size (other writers wait for it) and
+    /// the pages read past a catch-up's end few.
     static let pagesPerTransaction = 16
 
     /// One sync pass: recent geotagged photos, page by page, then the places not known yet,
