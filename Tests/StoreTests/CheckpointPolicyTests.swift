@@ -31,12 +31,11 @@ struct CheckpointPolicyTests {
         let path = directory.path("store.sqlite")
         let store = try TestSchema.openStore(at: path)
         defer { store.close() }
-        func databasePages() throws -> Int {
-            ((try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0) / 4096
+        func bytes(_ file: String) throws -> Int {
+            (try FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0
         }
-        func walBytes() throws -> Int {
-            (try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
-        }
+        func databasePages() throws -> Int { try bytes(path) / 4096 }
+        func walBytes() throws -> Int { try bytes(path + "-wal") }
         // A small database: 12,000 pages in the WAL pass the minimum, and are copied over.
         let empty = try databasePages()
         try Self.fill(store, pages: 12_000)
