@@ -45,6 +45,7 @@ enum ProductBenchmarks {
             var ours: [(seconds: Double, stored: Int)] = [], baseline: [(seconds: Double, rows: Int)] = []
             for run in 0..<(n <= 100_000 ? 3 : 1) {
                 let synced = directory.appendingPathComponent("ingest-\(run).sqlite").path
+                flushFileSystems()
                 ours.append(try timedSync(n: n, places: small, photos: large, into: synced))
                 // Baseline: the same Photo rows the sync stored, already decoded (read back
                 // from the synced store, untimed), inserted with one prepared statement in one
@@ -53,6 +54,7 @@ enum ProductBenchmarks {
                 let rawPath = directory.appendingPathComponent("raw-\(run).sqlite").path
                 try Gallery(path: rawPath).close()
                 let rows = try copyReferencedRows(from: synced, into: rawPath)
+                flushFileSystems()
                 baseline.append((try measure { try rawInsert(rows, path: rawPath) }, rows.values.count))
             }
             let oursMedian = ours.sorted { $0.seconds < $1.seconds }[ours.count / 2]
