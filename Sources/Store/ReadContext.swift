@@ -120,8 +120,10 @@ public class ReadContext {
         let statement = try connection.statement(sql)
         try statement.bind(arguments)
         var records: [R] = []
+        var row = Row(columns: statement.columns, values: [])
         while try statement.step() {
-            records.append(try R(row: statement.row()))
+            statement.read(into: &row)
+            records.append(try R(row: row))
         }
         return records
     }

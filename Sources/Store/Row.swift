@@ -14,7 +14,7 @@ public final class RowColumns: Sendable {
 /// One row of a result: values by column position or name.
 public struct Row: Sendable {
     let columns: RowColumns
-    public let values: [SQLValue]
+    public internal(set) var values: [SQLValue]
 
     init(columns: RowColumns, values: [SQLValue]) {
         self.columns = columns

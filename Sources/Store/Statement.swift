@@ -109,10 +109,18 @@ final class Statement {
 
     /// The current row as a value that outlives the statement.
     func row() -> Row {
+        var row = Row(columns: columns, values: [])
+        read(into: &row)
+        return row
+    }
+
+    /// Overwrites `row` with the current row. When nothing else holds `row`'s values (the
+    /// record decoded from the previous row did not keep the row), their storage is reused:
+    /// decoding thousands of records then allocates no array per row.
+    func read(into row: inout Row) {
         let count = Int32(columns.names.count)
-        var values: [SQLValue] = []
-        values.reserveCapacity(Int(count))
-        for index in 0..<count { values.append(value(at: index)) }
-        return Row(columns: columns, values: values)
+        row.values.removeAll(keepingCapacity: true)
+        row.values.reserveCapacity(Int(count))
+        for index in 0..<count { row.values.append(value(at: index)) }
     }
 }

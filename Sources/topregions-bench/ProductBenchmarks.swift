@@ -193,6 +193,7 @@ enum ProductBenchmarks {
         try withScratchDirectory { directory in
             let path = directory.appendingPathComponent("query.sqlite").path
             try buildStore(path: path, photos: photos, regions: regions, photographers: photographers)
+            flushFileSystems()
             let gallery = try Gallery(path: path)
             defer { gallery.close() }
             var figures: [Figure] = []

@@ -20,6 +20,31 @@ struct RecordTests {
         #expect(Set(many.compactMap(\.id)) == Set(wanted.dropLast()))
     }
 
+    /// A record that keeps the row it was decoded from (the store reuses one row's storage
+    /// while decoding a result).
+    struct RegionKeepingRow: Record {
+        static let entity = TestSchema.region
+        var id: Int64?
+        let row: Row
+        init(row: Row) throws {
+            id = try row.int64("id")
+            self.row = row
+        }
+        func encode(to container: inout RecordContainer) {}
+    }
+
+    @Test("A record that keeps its row keeps that row's values, not the rows decoded after it")
+    func recordsKeepTheirOwnRows() throws {
+        let store = try makeMemoryStore()
+        try store.write { transaction in
+            for name in ["Aa", "Bb", "Cc"] { _ = try transaction.inserted(Region(name: name, country: "Land \(name)")) }
+        }
+        let records = try store.read { try $0.fetch(RegionKeepingRow.self, sortedBy: [SortKey("name")]) }
+        #expect(records.map { $0.row["name"] } == [.text("Aa"), .text("Bb"), .text("Cc")])
+        #expect(records.map { $0.row["country"] } == [.text("Land Aa"), .text("Land Bb"), .text("Land Cc")])
+        #expect(records.map { try? $0.row.int64("id") } == records.map(\.id))
+    }
+
     @Test("Update writes only the columns that changed and reports them")
     func updateChangedColumns() throws {
         let store = try makeMemoryStore()
