@@ -47,7 +47,8 @@ enum DecodeBenchmarks {
             let data = try Data(contentsOf: url)
             let ours = try FlickrResponseDecoder.photoPage(data, format: .json).photos
             for (name, theirs) in [("JSONDecoder", try codablePhotos(data)), ("JSONSerialization", try untypedPhotos(data))] {
-                if let index = ours.indices.first(where: { ours[$0] != theirs[$0] }) ?? (ours.count == theirs.count ? nil : ours.count) {
+                let differing = zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                if let index = differing ?? (ours.count == theirs.count ? nil : min(ours.count, theirs.count)) {
                     throw StoreError(.invalidRequest, "\(name) decodes photo \(index) of \(url.lastPathComponent) otherwise")
                 }
             }
