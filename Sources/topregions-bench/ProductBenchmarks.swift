@@ -216,11 +216,17 @@ enum ProductBenchmarks {
             figures.append(Figure(scenario: "query.topRegions.performFetch", n: photos, seconds: controllerFetch,
                                   baseline: "GROUP BY region COUNT(DISTINCT photographer)", baselineSeconds: baseline))
             // The photos of the region with 10,000 photos, by localized title.
-            var count = 0
+            var records: [PhotoRecord] = [], rawRecords: [PhotoRecord] = []
+            let raw = try RawRegionPhotos(path: path)
             let regionPhotos = try medianSeconds(runs: 11) {
-                count = try gallery.store.read { try $0.fetch(Gallery.regionPhotosRequest(regionID: 1), as: PhotoRecord.self) }.count
+                records = try gallery.store.read { try $0.fetch(Gallery.regionPhotosRequest(regionID: 1), as: PhotoRecord.self) }
             }
-            figures.append(Figure(scenario: "query.regionPhotos", n: count, seconds: regionPhotos))
+            let rawRegionPhotos = try medianSeconds(runs: 11) { rawRecords = try raw.photos(regionID: 1) }
+            guard records == rawRecords, records.count == 10_000 else {
+                throw StoreError(.invalidRequest, "the region's photos disagree with SQLite's C API (\(records.count) and \(rawRecords.count))")
+            }
+            figures.append(Figure(scenario: "query.regionPhotos", n: records.count, seconds: regionPhotos,
+                                  baseline: "the same query and records through SQLite's C API", baselineSeconds: rawRegionPhotos))
             // The whole command, cold process, warm disk, against sqlite3 running the naive query.
             figures.append(try cliRegions(storePath: path, photos: photos))
             return figures
