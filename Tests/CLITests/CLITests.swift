@@ -249,6 +249,40 @@ struct CLITests {
         let final = try #require(try tool.run(["favorites", "--json"]).json as? [[String: Any]])
         #expect(table.sections.first?.ids == final.map { id($0) })
     }
+
+    @Test("watch without --json redraws the whole table after each batch, in the order favorites then has")
+    func watchRedraw() throws {
+        let tool = try Tool()
+        try tool.run(["sync"])
+        let photos = try #require(try tool.run(["photos", "--region", (try Expected.topRegions().first?.placeID) ?? "", "--json"]).json as? [[String: Any]])
+        let ids = photos.prefix(3).compactMap { $0["id"] as? String }
+        for id in ids { try tool.run(["favorites", "add", id]) }
+        func favoriteIDs() throws -> [String] {
+            try #require(try tool.run(["favorites", "--json"]).json as? [[String: Any]]).compactMap { $0["id"] as? String }
+        }
+        var expected = [try favoriteIDs()]
+        let (process, out, _) = try tool.process(["watch", "favorites", "--exit-after", "2"])
+        let lines = LogReader(out)
+        // The header's columns are padded to the widest value, so it is found by its last one.
+        let header = "PHOTOGRAPHER"
+        #expect(lines.wait(for: header, count: 1))
+        try tool.run(["favorites", "move", "3", "1"])
+        expected.append(try favoriteIDs())
+        #expect(lines.wait(for: header, count: 2))
+        try tool.run(["favorites", "remove", ids[0]])
+        expected.append(try favoriteIDs())
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        // Each redraw is a header line followed by one line per favorite, its Flickr id first.
+        var tables: [[String]] = []
+        for line in lines.text.split(separator: "\n") {
+            if line.hasPrefix("ID ") && line.hasSuffix(header) { tables.append([]) } else if !tables.isEmpty, let id = line.split(separator: " ").first {
+                tables[tables.count - 1].append(String(id))
+            }
+        }
+        #expect(tables == expected, "\(lines.text)")
+        #expect(expected[1] != expected[0] && expected[2].count == 2, "the changes must show in the list")
+    }
 }
 
 /// Collects a pipe's output as it arrives and waits for a pattern.
