@@ -104,7 +104,9 @@ enum ProductBenchmarks {
         return (rows.first?.columnNames ?? [], rows.map(\.values))
     }
 
-    static func rawInsert(_ rows: (columns: [String], values: [[SQLValue]]), path: String) throws {
+    /// Inserts `rows` with one prepared statement, committing every `rowsPerCommit` rows
+    /// (by default all in one transaction).
+    static func rawInsert(_ rows: (columns: [String], values: [[SQLValue]]), path: String, rowsPerCommit: Int = .max) throws {
         let db = try RawSQLite.open(path)
         defer { sqlite3_close_v2(db) }
         var statement: OpaquePointer?
@@ -113,7 +115,10 @@ enum ProductBenchmarks {
         defer { sqlite3_finalize(statement) }
         try RawSQLite.check(sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil), db)
         let transient = topregions_sqlite_transient()
-        for row in rows.values {
+        for (number, row) in rows.values.enumerated() {
+            if number > 0 && number % rowsPerCommit == 0 {
+                try RawSQLite.check(sqlite3_exec(db, "COMMIT; BEGIN IMMEDIATE", nil, nil, nil), db)
+            }
             for (index, value) in row.enumerated() {
                 let position = Int32(index + 1)
                 switch value {

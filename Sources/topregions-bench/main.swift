@@ -6,7 +6,7 @@
 // SCENARIO is a name or a prefix (`store` runs store.insert and store.fetch); none runs all.
 import Foundation
 
-let scenarios: [Scenario] = StoreBenchmarks.scenarios + ControllerBenchmarks.scenarios + ProductBenchmarks.scenarios + DecodeBenchmarks.scenarios + [ProductBenchmarks.daemonScenario]
+let scenarios: [Scenario] = StoreBenchmarks.scenarios + ControllerBenchmarks.scenarios + ProductBenchmarks.scenarios + [IngestCeiling.scenario] + DecodeBenchmarks.scenarios + [ProductBenchmarks.daemonScenario]
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

@@ -1,0 +1,93 @@
+import CSQLite
+import Foundation
+import Store
+import TopRegionsKit
+
+/// `sync.ceiling`: what SQLite itself does with the photo rows a sync stores, schema part by
+/// schema part, with no TopRegions code in the timed loop. It is the floor under
+/// `sync.ingest`: a goal that this scenario's fastest figure misses cannot be met by any
+/// sync on this schema and machine.
+enum IngestCeiling {
+    static let scenario = Scenario(name: "sync.ceiling",
+                                   summary: "raw SQLite inserts of a sync's photo rows without Photo's indexes, with BINARY titles, in 8,000-row commits") { quick in
+        try (quick ? [20_000] : [100_000, 1_000_000]).flatMap { try ceiling(n: $0) }
+    }
+
+    /// One way of inserting the rows, against the product's schema in one transaction
+    /// (which is `sync.ingest`'s baseline).
+    enum Variant: String, CaseIterable {
+        /// The product's schema, one transaction: `sync.ingest`'s baseline.
+        case productSchema = "product schema, one transaction"
+        /// The same, committed every 8,000 rows, as a sync of 16-page groups commits.
+        case syncCommits = "product schema, a commit every 8,000 rows"
+        /// `photo_region_title` ordered by byte value instead of `localizedStandard`.
+        case binaryTitles = "photo_region_title with BINARY titles, one transaction"
+        /// No index on Photo but its primary key and the Flickr id's uniqueness.
+        case noPhotoIndexes = "no Photo index but the unique Flickr id, one transaction"
+
+        var rowsPerCommit: Int { self == .syncCommits ? 8_000 : Int.max }
+
+        /// Changes a freshly created store into this variant's schema.
+        func prepare(_ db: OpaquePointer) throws {
+            switch self {
+            case .productSchema, .syncCommits:
+                return
+            case .binaryTitles:
+                try RawSQLite.check(sqlite3_exec(db, """
+                    DROP INDEX photo_region_title;
+                    CREATE INDEX photo_region_title ON Photo (region_id, title, flickrNumber)
+                    """, nil, nil, nil), db)
+            case .noPhotoIndexes:
+                for name in try IngestCeiling.declaredIndexes(of: "Photo", in: db) {
+                    try RawSQLite.check(sqlite3_exec(db, "DROP INDEX \"\(name)\"", nil, nil, nil), db)
+                }
+            }
+        }
+    }
+
+    /// Syncs `n` photos once (untimed) for their rows, then inserts those rows raw, once per
+    /// variant, each into a fresh store holding the same photographers, places and regions.
+    static func ceiling(n: Int) throws -> [Figure] {
+        try withScratchDirectory { directory in
+            let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
+            try ProductBenchmarks.generate(photos: 1_200, into: small)
+            try ProductBenchmarks.generate(photos: n, into: large)
+            let synced = directory.appendingPathComponent("synced.sqlite").path
+            _ = try ProductBenchmarks.timedSync(n: n, places: small, photos: large, into: synced)
+            var seconds: [Variant: Double] = [:]
+            var rowCount = 0
+            for variant in Variant.allCases {
+                let path = directory.appendingPathComponent("ceiling-\(variant).sqlite").path
+                try Gallery(path: path).close()
+                let rows = try ProductBenchmarks.copyReferencedRows(from: synced, into: path)
+                let db = try RawSQLite.open(path)
+                try variant.prepare(db)
+                sqlite3_close_v2(db)
+                rowCount = rows.values.count
+                flushFileSystems()
+                seconds[variant] = try measure { try ProductBenchmarks.rawInsert(rows, path: path, rowsPerCommit: variant.rowsPerCommit) }
+            }
+            let product = seconds[.productSchema] ?? 0
+            return Variant.allCases.map { variant in
+                let time = seconds[variant] ?? 0
+                return Figure(scenario: "sync.ceiling", n: rowCount, seconds: time, baseline: Variant.productSchema.rawValue,
+                              baselineSeconds: product, extra: ["variant": variant.rawValue, "perSecond": Double(rowCount) / time])
+            }
+        }
+    }
+
+    /// The names of the indexes declared on `table` (not those SQLite makes for UNIQUE).
+    static func declaredIndexes(of table: String, in db: OpaquePointer) throws -> [String] {
+        var statement: OpaquePointer?
+        try RawSQLite.check(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                                               -1, &statement, nil), db)
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, table, -1, topregions_sqlite_transient())
+        var names: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            if let text = sqlite3_column_text(statement, 0) { names.append(String(cString: text)) }
+        }
+        guard !names.isEmpty else { throw StoreError(.invalidRequest, "\(table) has no declared index to drop") }
+        return names
+    }
+}
