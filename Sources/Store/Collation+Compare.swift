@@ -39,14 +39,22 @@ extension Collation {
     /// What `localizedStandardCompare` is made of.
     public static let localizedStandardOptions: String.CompareOptions = [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering]
 
-    /// The same comparison on UTF-8 bytes as SQLite hands them to a collation.
-    func compare(_ left: UnsafeRawPointer?, _ leftCount: Int, _ right: UnsafeRawPointer?, _ rightCount: Int) -> ComparisonResult {
-        if self == .localizedStandard, let left, let right,
-           let order = LocalizedStandardASCII.compare(UnsafeBufferPointer(start: left.assumingMemoryBound(to: UInt8.self), count: leftCount),
-                                                      UnsafeBufferPointer(start: right.assumingMemoryBound(to: UInt8.self), count: rightCount)) {
+    /// The same comparison on UTF-8 bytes as SQLite hands them to a collation; what goes to
+    /// Foundation is looked up in `memo` first, and kept there.
+    func compare(_ left: UnsafeRawPointer?, _ leftCount: Int, _ right: UnsafeRawPointer?, _ rightCount: Int,
+                 memo: CollationMemo? = nil) -> ComparisonResult {
+        let leftBytes = UnsafeBufferPointer(start: left?.assumingMemoryBound(to: UInt8.self), count: left == nil ? 0 : leftCount)
+        let rightBytes = UnsafeBufferPointer(start: right?.assumingMemoryBound(to: UInt8.self), count: right == nil ? 0 : rightCount)
+        if self == .localizedStandard, left != nil, right != nil, let order = LocalizedStandardASCII.compare(leftBytes, rightBytes) {
             return order
         }
-        return compare(Self.string(left, leftCount), Self.string(right, rightCount))
+        let bytewise = Self.bytewise(leftBytes, rightBytes)
+        if bytewise == .orderedSame || self == .binary { return bytewise }
+        guard let memo else { return compare(Self.string(leftBytes), Self.string(rightBytes)) }
+        // Kept byte-wise smaller first, as `compare` asks Foundation: one entry serves both orders.
+        let (first, second) = bytewise == .orderedAscending ? (leftBytes, rightBytes) : (rightBytes, leftBytes)
+        let result = memo.result(first, second) { compare(Self.string(first), Self.string(second)) }
+        return bytewise == .orderedAscending ? result : result.reversed
     }
 
     private static func localizedStandardASCII(_ left: String, _ right: String) -> ComparisonResult? {
@@ -55,26 +63,25 @@ extension Collation {
         return left.withUTF8 { leftBytes in right.withUTF8 { rightBytes in LocalizedStandardASCII.compare(leftBytes, rightBytes) } }
     }
 
-    private static func string(_ bytes: UnsafeRawPointer?, _ count: Int) -> String {
-        guard let bytes, count > 0 else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        bytes.isEmpty ? "" : String(decoding: bytes, as: UTF8.self)
     }
 
     /// Byte order of the UTF-8 encodings: SQLite's BINARY collation.
     static func bytewise(_ left: String, _ right: String) -> ComparisonResult {
         var left = left
         var right = right
-        return left.withUTF8 { leftBytes in
-            right.withUTF8 { rightBytes in
-                let common = min(leftBytes.count, rightBytes.count)
-                if common > 0, let leftBase = leftBytes.baseAddress, let rightBase = rightBytes.baseAddress {
-                    let order = memcmp(leftBase, rightBase, common)
-                    if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
-                }
-                if leftBytes.count == rightBytes.count { return .orderedSame }
-                return leftBytes.count < rightBytes.count ? .orderedAscending : .orderedDescending
-            }
+        return left.withUTF8 { leftBytes in right.withUTF8 { rightBytes in bytewise(leftBytes, rightBytes) } }
+    }
+
+    static func bytewise(_ leftBytes: UnsafeBufferPointer<UInt8>, _ rightBytes: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
+        let common = min(leftBytes.count, rightBytes.count)
+        if common > 0, let leftBase = leftBytes.baseAddress, let rightBase = rightBytes.baseAddress {
+            let order = memcmp(leftBase, rightBase, common)
+            if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
         }
+        if leftBytes.count == rightBytes.count { return .orderedSame }
+        return leftBytes.count < rightBytes.count ? .orderedAscending : .orderedDescending
     }
 }
 

@@ -18,12 +18,14 @@ enum SQLFunctions {
     static let foldFunction = "store_fold"
 
     static func register(on handle: OpaquePointer) {
-        sqlite3_create_collation_v2(handle, localizedStandardCollation, SQLITE_UTF8, nil, { _, count1, bytes1, count2, bytes2 in
-            SQLFunctions.order(Collation.localizedStandard.compare(bytes1, Int(count1), bytes2, Int(count2)))
-        }, nil)
-        sqlite3_create_collation_v2(handle, caseInsensitiveCollation, SQLITE_UTF8, nil, { _, count1, bytes1, count2, bytes2 in
-            SQLFunctions.order(Collation.caseInsensitive.compare(bytes1, Int(count1), bytes2, Int(count2)))
-        }, nil)
+        // Each collation of each connection has a memo of its own, released by SQLite
+        // (xDestroy) when the connection closes.
+        registerCollation(localizedStandardCollation, on: handle) { context, count1, bytes1, count2, bytes2 in
+            SQLFunctions.order(Collation.localizedStandard.compare(bytes1, Int(count1), bytes2, Int(count2), memo: SQLFunctions.memo(context)))
+        }
+        registerCollation(caseInsensitiveCollation, on: handle) { context, count1, bytes1, count2, bytes2 in
+            SQLFunctions.order(Collation.caseInsensitive.compare(bytes1, Int(count1), bytes2, Int(count2), memo: SQLFunctions.memo(context)))
+        }
         sqlite3_create_function_v2(handle, foldFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, { context, _, arguments in
             guard let argument = arguments?[0], sqlite3_value_type(argument) != SQLITE_NULL,
                   let text = sqlite3_value_text(argument) else {
@@ -39,6 +41,21 @@ enum SQLFunctions {
                 }
             }
         }, nil, nil, nil)
+    }
+
+    private typealias CollationFunction = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32
+
+    private static func registerCollation(_ name: String, on handle: OpaquePointer, _ compare: CollationFunction) {
+        let memo = Unmanaged.passRetained(CollationMemo()).toOpaque()
+        let result = sqlite3_create_collation_v2(handle, name, SQLITE_UTF8, memo, compare) { context in
+            context.map { Unmanaged<CollationMemo>.fromOpaque($0).release() }
+        }
+        // SQLite calls xDestroy only for a collation it registered.
+        if result != SQLITE_OK { Unmanaged<CollationMemo>.fromOpaque(memo).release() }
+    }
+
+    private static func memo(_ context: UnsafeMutableRawPointer?) -> CollationMemo? {
+        context.map { Unmanaged<CollationMemo>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// The case folding used by case-insensitive string predicates, on both sides.
