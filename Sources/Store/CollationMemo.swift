@@ -41,7 +41,9 @@ final class CollationMemo {
         }
     }
 
-    private var slots = [Entry?](repeating: nil, count: CollationMemo.slotCount)
+    /// Allocated on the first pair kept: most connections (readers going through indexes)
+    /// never ask Foundation anything, and 8,192 empty slots are about 200 KB.
+    private var slots: [Entry?] = []
     private(set) var hits = 0
     private(set) var misses = 0
 
@@ -50,12 +52,13 @@ final class CollationMemo {
                 compare: () -> ComparisonResult) -> ComparisonResult {
         guard left.count + right.count <= Self.longestPair else { return compare() }
         let slot = Self.slot(left, right)
-        if let entry = slots[slot], entry.holds(left, right) {
+        if !slots.isEmpty, let entry = slots[slot], entry.holds(left, right) {
             hits += 1
             return entry.result
         }
         misses += 1
         let result = compare()
+        if slots.isEmpty { slots = [Entry?](repeating: nil, count: Self.slotCount) }
         slots[slot] = Entry(bytes: Array(left) + Array(right), leftCount: left.count, result: result)
         return result
     }
