@@ -42,7 +42,7 @@ final class CollationMemo {
     }
 
     /// Allocated on the first pair kept: most connections (readers going through indexes)
-    /// never ask Foundation anything, and 8,192 empty slots are about 200 KB.
+    /// never ask Foundation anything, and 8,192 empty slots are about 256 KB.
     private var slots: [Entry?] = []
     private(set) var hits = 0
     private(set) var misses = 0
