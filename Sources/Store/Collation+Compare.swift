@@ -26,12 +26,22 @@ extension Collation {
             let bytewise = Self.bytewise(left, right)
             if bytewise == .orderedSame { return .orderedSame }
             if self == .localizedStandard, let order = Self.localizedStandardASCII(left, right) { return order }
-            let (first, second) = bytewise == .orderedAscending ? (left, right) : (right, left)
-            let result = self == .localizedStandard
-                ? first.compare(second, options: Self.localizedStandardOptions, range: nil, locale: Self.localizedStandardLocale)
-                : first.caseInsensitiveCompare(second)
-            return bytewise == .orderedAscending ? result : result.reversed
+            return Self.oriented(left, right, bytewise, foundationOrder)
         }
+    }
+
+    /// Foundation's order of two strings that differ, `first` the byte-wise smaller.
+    private func foundationOrder(_ first: String, _ second: String) -> ComparisonResult {
+        self == .localizedStandard
+            ? first.compare(second, options: Self.localizedStandardOptions, range: nil, locale: Self.localizedStandardLocale)
+            : first.caseInsensitiveCompare(second)
+    }
+
+    /// `order` asked with the byte-wise smaller argument first (`bytewise` is the arguments'
+    /// byte order, not `.orderedSame`), and its answer flipped when they came the other way.
+    private static func oriented<Text>(_ left: Text, _ right: Text, _ bytewise: ComparisonResult,
+                                       _ order: (Text, Text) -> ComparisonResult) -> ComparisonResult {
+        bytewise == .orderedAscending ? order(left, right) : order(right, left).reversed
     }
 
     /// The locale of the `localizedStandard` order (see `compare`).
@@ -45,16 +55,16 @@ extension Collation {
                  memo: CollationMemo? = nil) -> ComparisonResult {
         let leftBytes = UnsafeBufferPointer(start: left?.assumingMemoryBound(to: UInt8.self), count: left == nil ? 0 : leftCount)
         let rightBytes = UnsafeBufferPointer(start: right?.assumingMemoryBound(to: UInt8.self), count: right == nil ? 0 : rightCount)
-        if self == .localizedStandard, left != nil, right != nil, let order = LocalizedStandardASCII.compare(leftBytes, rightBytes) {
+        if self == .localizedStandard, let order = LocalizedStandardASCII.compare(leftBytes, rightBytes) {
             return order
         }
         let bytewise = Self.bytewise(leftBytes, rightBytes)
         if bytewise == .orderedSame || self == .binary { return bytewise }
-        guard let memo else { return compare(Self.string(leftBytes), Self.string(rightBytes)) }
-        // Kept byte-wise smaller first, as `compare` asks Foundation: one entry serves both orders.
-        let (first, second) = bytewise == .orderedAscending ? (leftBytes, rightBytes) : (rightBytes, leftBytes)
-        let result = memo.result(first, second) { compare(Self.string(first), Self.string(second)) }
-        return bytewise == .orderedAscending ? result : result.reversed
+        // Kept byte-wise smaller first, as Foundation is asked: one entry serves both orders.
+        return Self.oriented(leftBytes, rightBytes, bytewise) { first, second in
+            let ask = { foundationOrder(Self.string(first), Self.string(second)) }
+            return memo?.result(first, second, compare: ask) ?? ask()
+        }
     }
 
     private static func localizedStandardASCII(_ left: String, _ right: String) -> ComparisonResult? {
