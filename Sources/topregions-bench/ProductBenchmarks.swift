@@ -91,9 +91,22 @@ enum ProductBenchmarks {
     /// The photo rows of a synced store, decoded, with the rows they refer to copied into
     /// the store at `path` (which must have the same schema).
     static func copyReferencedRows(from synced: String, into path: String) throws -> (columns: [String], values: [[SQLValue]]) {
+        let rows = try photoRows(of: synced)
+        try copyReferences(from: synced, into: path)
+        return rows
+    }
+
+    /// The `Photo` rows of a synced store, decoded, in id order.
+    static func photoRows(of synced: String) throws -> (columns: [String], values: [[SQLValue]]) {
         let gallery = try Gallery(path: synced)
         defer { gallery.close() }
         let rows = try gallery.store.read { try $0.rows("SELECT * FROM Photo ORDER BY id") }
+        return (rows.first?.columnNames ?? [], rows.map(\.values))
+    }
+
+    /// Copies the regions, places and photographers that photo rows refer to from a synced
+    /// store into the store at `path` (which must have the same schema).
+    static func copyReferences(from synced: String, into path: String) throws {
         let db = try RawSQLite.open(path)
         defer { sqlite3_close_v2(db) }
         try RawSQLite.check(sqlite3_exec(db, "ATTACH DATABASE '\(synced)' AS synced", nil, nil, nil), db)
@@ -101,7 +114,6 @@ enum ProductBenchmarks {
             try RawSQLite.check(sqlite3_exec(db, "INSERT INTO main.\(table) SELECT * FROM synced.\(table)", nil, nil, nil), db)
         }
         try RawSQLite.check(sqlite3_exec(db, "DETACH DATABASE synced", nil, nil, nil), db)
-        return (rows.first?.columnNames ?? [], rows.map(\.values))
     }
 
     /// Inserts `rows` with one prepared statement, committing every `rowsPerCommit` rows
