@@ -206,6 +206,14 @@ enum RawSQLite {
         }
     }
 
+    /// Runs `statements` on the file at `path` in one transaction (nothing when empty).
+    static func execute(_ statements: [String], path: String) throws {
+        guard !statements.isEmpty else { return }
+        let db = try open(path)
+        defer { sqlite3_close_v2(db) }
+        try check(sqlite3_exec(db, (["BEGIN IMMEDIATE"] + statements + ["COMMIT"]).joined(separator: ";\n"), nil, nil, nil), db)
+    }
+
     static func insert(_ photos: [BenchPhoto], at path: String) throws {
         let db = try open(path)
         defer { sqlite3_close_v2(db) }
