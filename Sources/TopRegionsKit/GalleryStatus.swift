@@ -1,0 +1,57 @@
+import Foundation
+import Store
+
+/// What a store holds and what its last sync did: `topregions status`, for a program.
+public struct GalleryStatus: Sendable, Equatable {
+    public var photos: Int64
+    /// Regions that have photos (a region outlives its photos while a place still names it).
+    public var regions: Int64
+    public var photographers: Int64
+    /// Places that `places.getInfo` has not answered yet.
+    public var pendingPlaces: Int64
+    /// Flickr API calls recorded in the hour before the status was taken.
+    public var callsLastHour: Int64
+    /// The latest sync pass, failed or not; nil before the first.
+    public var lastSync: SyncRunSummary?
+}
+
+/// One row of `SyncRun`: a sync pass as it was recorded.
+public struct SyncRunSummary: Sendable, Equatable {
+    /// `SyncResult.Outcome`'s raw value: `newData`, `noData` or `failed`.
+    public var result: String
+    public var startedAt: Date
+    /// Nil while the pass runs (or if its process died before it finished).
+    public var finishedAt: Date?
+    public var photosNew: Int64
+    public var photosUpdated: Int64
+    public var calls: Int64
+    public var error: String?
+
+    init(_ row: Row) {
+        result = row["result"].string ?? ""
+        startedAt = Date(timeIntervalSince1970: row["startedAt"].double ?? 0)
+        finishedAt = row["finishedAt"].double.map(Date.init(timeIntervalSince1970:))
+        photosNew = row["photosNew"].int64 ?? 0
+        photosUpdated = row["photosUpdated"].int64 ?? 0
+        calls = row["calls"].int64 ?? 0
+        error = row["error"].string
+    }
+}
+
+extension Gallery {
+    /// The store's counts and its last sync, read in one transaction so they agree.
+    public func status(now: Date = Date()) throws -> GalleryStatus {
+        try store.read { context in
+            func count(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64 {
+                try context.scalar(sql, arguments)?.int64 ?? 0
+            }
+            return GalleryStatus(
+                photos: try count("SELECT count(*) FROM Photo"),
+                regions: try count("SELECT count(*) FROM Region WHERE photoCount > 0"),
+                photographers: try count("SELECT count(*) FROM Photographer"),
+                pendingPlaces: try count("SELECT count(*) FROM Place WHERE status = ?", [.text(PlaceStatus.pending.rawValue)]),
+                callsLastHour: try count("SELECT count(*) FROM APICall WHERE at >= ?", [.real(now.timeIntervalSince1970 - 3600)]),
+                lastSync: try context.rows("SELECT * FROM SyncRun ORDER BY startedAt DESC LIMIT 1").first.map(SyncRunSummary.init))
+        }
+    }
+}
