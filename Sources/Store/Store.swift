@@ -132,7 +132,7 @@ public final class Store: Sendable {
         try await Self.onBackgroundThread { try self.write(author: author, body) }
     }
 
-    private static func onBackgroundThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    static func onBackgroundThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try work() })

@@ -43,11 +43,18 @@ extension Gallery {
     }
 
     /// Recomputes every count from the photos and runs SQLite's integrity check: the
-    /// problems found, as sentences (empty when the store is sound).
+    /// problems found, as sentences (empty when the store is sound). Indexes left unbuilt by
+    /// a first sync that died during its bulk load are one, unless a sync is running (it
+    /// builds them).
     public func check() throws -> [String] {
         var problems = try store.read { try RegionCounts.check(in: $0) }
         let integrity = try store.integrityCheck()
         if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
+        let unbuilt = try store.deferredIndexStatements()
+        if !unbuilt.isEmpty && SyncLock.holder(of: store) == nil {
+            problems.append("\(unbuilt.count) indexes dropped for a bulk load were not built again (the next sync builds them): "
+                            + unbuilt.joined(separator: "; "))
+        }
         return problems
     }
 }

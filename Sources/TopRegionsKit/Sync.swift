@@ -14,6 +14,13 @@ public struct SyncOptions: Sendable {
     public var overlap: TimeInterval = 3600
     /// Places asked at once (the client also bounds requests in flight).
     public var concurrentPlaceLookups = 4
+    /// A pass that has stored this many new photos, and may still read more photos than
+    /// the store holds, loads the rest with Photo's indexes dropped and builds them after
+    /// (`Store.deferIndexes(of:)`): SQLite builds an index over rows already stored about
+    /// twice as fast as it keeps one up to date row by row, but rebuilding costs a pass the
+    /// whole table, hence the two conditions. Meanwhile, queries by region scan the table.
+    /// Nil: never.
+    public var bulkLoadMinimumPhotos: Int? = 50_000
     /// When the pass's clock reads; tests set it.
     public var now: @Sendable () -> Date = { Date() }
 
@@ -73,7 +80,11 @@ extension Gallery {
         let minimumUpload = previous?.newestUpload.map { $0.addingTimeInterval(-options.overlap) }
         var newestUpload = previous?.newestUpload
         var namedThisPass = Set<String>()
+        var bulkLoad = BulkLoad.notYet
         do {
+            // Indexes a pass that died during its bulk load left unbuilt (we hold the lock:
+            // no other pass is loading).
+            try await store.buildDeferredIndexes()
             let lastPage = max(1, options.pages)
             let reader = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload)
             defer { reader.cancel() }
@@ -95,16 +106,24 @@ extension Gallery {
                     // a failed or first pass, keep going: the pages were never all read.)
                     if previous != nil && stored.reachedKnownPage { break }
                     group = min(group * 2, Self.pagesPerTransaction)
+                    if bulkLoad == .notYet && !batch.isLast && batch.readError == nil {
+                        bulkLoad = try await decideBulkLoad(newThisPass: result.photosNew, pagesLeft: lastPage - next + 1, options: options)
+                    }
                 }
                 if let readError = batch.readError { throw readError }
                 if batch.isLast { break }
             }
+            // Before the places: attaching photos to regions finds them by place.
+            if bulkLoad == .loading { try await store.buildDeferredIndexes() }
             let places = try await PlaceResolution.resolvePending(in: store, client: client, options: options)
             result.placesResolved = places.resolved
             result.placesFailed = places.failed
         } catch {
             result.outcome = .failed
             result.error = "\(error)"
+            // The pages stored before the failure are indexed too; if this fails as well,
+            // the next pass builds them first.
+            if bulkLoad == .loading { _ = try? await store.buildDeferredIndexes() }
         }
         result.placesPending = try await store.read { Int(try $0.scalar("SELECT count(*) FROM Place WHERE status = 'pending'")?.int64 ?? 0) }
         result.calls = client.statistics.calls - callsBefore
@@ -115,6 +134,25 @@ extension Gallery {
         try record(result, started: started, newestUpload: result.outcome == .failed ? previous?.newestUpload : newestUpload,
                    finished: options.now())
         return result
+    }
+
+    /// Where a pass stands with `SyncOptions.bulkLoadMinimumPhotos`.
+    private enum BulkLoad {
+        /// Too few new photos so far to decide.
+        case notYet
+        /// Decided against: Photo's indexes stay.
+        case declined
+        /// Photo's indexes are dropped; they are built before the places are resolved.
+        case loading
+    }
+
+    /// Decides, once the pass has stored enough new photos, whether it loads the rest with
+    /// Photo's indexes dropped (and drops them if so).
+    private func decideBulkLoad(newThisPass: Int, pagesLeft: Int, options: SyncOptions) async throws -> BulkLoad {
+        guard let minimum = options.bulkLoadMinimumPhotos, newThisPass >= minimum else { return .notYet }
+        let held = try await store.read { try $0.scalar("SELECT count(*) FROM Photo")?.int64 ?? 0 }
+        guard pagesLeft > 0, Int64(pagesLeft) * Int64(options.perPage) >= held else { return .declined }
+        return try await store.deferIndexes(of: TopRegionsSchema.photo).isEmpty ? .declined : .loading
     }
 
     /// What storing a group of pages did.

@@ -287,3 +287,105 @@ struct ProductSchemaTests {
         #expect(applied == ["topregions.v1", "topregions.v2.drop-covered-foreign-key-indexes"])
     }
 }
+
+@Suite("A first sync's bulk load", .serialized)
+struct BulkLoadTests {
+    /// Photo's indexes: name → (SQL, root page).
+    static func photoIndexes(_ gallery: Gallery) throws -> [String: String] {
+        let rows = try gallery.store.read { try $0.rows("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'Photo'") }
+        return Dictionary(uniqueKeysWithValues: rows.compactMap { row in row[0].string.map { ($0, row[1].string ?? "(unique)") } })
+    }
+
+    static func rootPage(_ gallery: Gallery, _ index: String) throws -> Int64 {
+        try gallery.store.read { try $0.scalar("SELECT rootpage FROM sqlite_schema WHERE name = ?", [.text(index)])?.int64 } ?? 0
+    }
+
+    /// 48 pages of 25, the whole sample: after the first group (16 pages, 400 photos) the
+    /// pass has stored more than 100 new photos and may read 800 more, more than the store
+    /// holds: it defers.
+    static func bulkOptions() -> SyncOptions {
+        var options = SyncOptions(pages: 48, perPage: 25)
+        options.bulkLoadMinimumPhotos = 100
+        return options
+    }
+
+    /// The Flickr ids of the stored photos with their region's place id, and the store's
+    /// top regions: what a bulk load must leave exactly as a row-by-row one does.
+    static func contents(_ gallery: Gallery) throws -> (photos: [String], top: [String]) {
+        let photos = try gallery.store.read { context in
+            try context.rows("SELECT p.flickrID || ' ' || coalesce(r.placeID, '-') FROM Photo p LEFT JOIN Region r ON r.id = p.region_id ORDER BY 1")
+                .compactMap { $0[0].string }
+        }
+        return (photos, try gallery.topRegions().map(\.placeID))
+    }
+
+    @Test("A large first pass builds Photo's indexes after its rows: the same indexes, and what a row-by-row load stores")
+    func bulkFirstPass() async throws {
+        let server = try FlickrTestServer()
+        let bulk = try TestGallery(), rowByRow = try TestGallery()
+        let fresh = try Self.photoIndexes(bulk.gallery)
+        let freshRoot = try Self.rootPage(bulk.gallery, "photo_region_title")
+        let result = try await bulk.gallery.sync(client: serverClient(server), options: Self.bulkOptions())
+        let expected = try await rowByRow.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 48, perPage: 25))
+        #expect(result.outcome == .newData && result.photosNew == expected.photosNew && result.photosNew > 1_000)
+        #expect(try Self.photoIndexes(bulk.gallery) == fresh)
+        #expect(try Self.rootPage(bulk.gallery, "photo_region_title") > freshRoot, "built after the rows, at the end of the file")
+        #expect(try Self.rootPage(rowByRow.gallery, "photo_region_title") == freshRoot)
+        #expect(try bulk.gallery.store.deferredIndexStatements().isEmpty)
+        let (photos, top) = try Self.contents(bulk.gallery)
+        #expect(photos == (try Self.contents(rowByRow.gallery)).photos)
+        #expect(top == (try Expected.topRegions()).map(\.placeID))
+        #expect(try bulk.gallery.check().isEmpty)
+    }
+
+    @Test("A pass that may read fewer photos than the store holds, or stores fewer than the minimum, keeps its indexes")
+    func declined() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        let freshRoot = try Self.rootPage(test.gallery, "photo_region_title")
+        var few = Self.bulkOptions()
+        few.bulkLoadMinimumPhotos = 2_000
+        _ = try await test.gallery.sync(client: serverClient(server), options: few)
+        #expect(try Self.rootPage(test.gallery, "photo_region_title") == freshRoot, "never 2,000 new photos")
+        let other = try TestGallery()
+        var short = Self.bulkOptions()
+        short.pages = 24
+        _ = try await other.gallery.sync(client: serverClient(server), options: short)
+        #expect(try Self.rootPage(other.gallery, "photo_region_title") == freshRoot, "8 pages left (200 photos) after 400 stored")
+        #expect(try other.gallery.check().isEmpty)
+    }
+
+    @Test("A bulk pass that fails on a page builds the indexes over the pages it stored; the next pass completes")
+    func failedBulkPass() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        let fresh = try Self.photoIndexes(test.gallery)
+        let freshRoot = try Self.rootPage(test.gallery, "photo_region_title")
+        try await server.addFault(["method": "flickr.photos.search", "page": 20, "malformed": true, "times": 1])
+        let failed = try await test.gallery.sync(client: serverClient(server), options: Self.bulkOptions())
+        #expect(failed.outcome == .failed && failed.error?.contains("page 20") == true)
+        #expect(try Self.photoIndexes(test.gallery) == fresh)
+        #expect(try Self.rootPage(test.gallery, "photo_region_title") > freshRoot, "the failure came after the indexes were dropped")
+        #expect(try test.gallery.store.deferredIndexStatements().isEmpty)
+        let stored = try await test.gallery.store.read { try $0.count(FetchRequest(PhotoRecord.self)) }
+        #expect(stored >= 450 && stored <= 475, "pages 1 to 19 of 25 (one photo is on two pages): \(stored)")
+        #expect(try test.gallery.check().isEmpty)
+        let second = try await test.gallery.sync(client: serverClient(server), options: Self.bulkOptions())
+        #expect(second.outcome == .newData)
+        #expect(try test.gallery.check().isEmpty)
+    }
+
+    @Test("Indexes a dead pass left unbuilt: check names them, the next pass builds them first")
+    func leftUnbuilt() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        let fresh = try Self.photoIndexes(test.gallery)
+        let dropped = try await test.gallery.store.deferIndexes(of: TopRegionsSchema.photo)
+        #expect(!dropped.isEmpty)
+        let problems = try test.gallery.check()
+        #expect(problems.count == 1 && problems.first?.contains("\(dropped.count) indexes dropped for a bulk load") == true, "\(problems)")
+        _ = try await test.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 1, perPage: 50))
+        #expect(try Self.photoIndexes(test.gallery) == fresh)
+        #expect(try test.gallery.check().isEmpty)
+    }
+}
