@@ -11,8 +11,7 @@ extension Commands {
                                  example: "topregions regions --limit 10") { context in
         let limit = try context.arguments.integer("limit", default: 50, range: 1...10_000)
         let byCountry = context.arguments.flag("by-country")
-        _ = try context.arguments.positionals(0...0, "")
-        let gallery = try context.openGallery()
+        let gallery = try context.openGalleryForCommandWithoutArguments()
         defer { gallery.close() }
         var regions = try gallery.topRegions(limit: limit)
         if byCountry {
@@ -60,8 +59,7 @@ extension Commands {
         guard let name = try context.arguments.option("region") else { throw UsageError("photos needs --region NAME|ID") }
         let byPhotographer = context.arguments.flag("by-photographer")
         let base = try imageBase(&context)
-        _ = try context.arguments.positionals(0...0, "")
-        let gallery = try context.openGallery()
+        let gallery = try context.openGalleryForCommandWithoutArguments()
         defer { gallery.close() }
         let region = try resolveRegion(name, in: gallery)
         var photos = try gallery.photos(inRegion: region.id ?? -1, imageBase: base)

@@ -30,6 +30,13 @@ struct Context: Sendable {
         try Gallery(path: storePath)
     }
 
+    /// For a command that takes options only: refuses a stray word (a usage error, before
+    /// the store is touched), then opens the store.
+    mutating func openGalleryForCommandWithoutArguments() throws -> Gallery {
+        _ = try arguments.positionals(0...0, "")
+        return try openGallery()
+    }
+
     /// The Flickr source from `--endpoint`, `--api-key`, `--format`, `--image-base`,
     /// `--rate-limit` (or their environment variables); the bundled SampleData when there is
     /// neither key nor endpoint.

@@ -19,8 +19,7 @@ extension Commands {
 
     static let recents = Command(name: "recents", abstract: "List the photos viewed most recently (at most 20).", usage: "recents",
                                  example: "topregions recents --json") { context in
-        _ = try context.arguments.positionals(0...0, "")
-        let gallery = try context.openGallery()
+        let gallery = try context.openGalleryForCommandWithoutArguments()
         defer { gallery.close() }
         let recents = try gallery.recents()
         if context.output.json {

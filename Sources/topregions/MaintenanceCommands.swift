@@ -8,8 +8,7 @@ extension Commands {
                                usage: "prune [--older-than 7d]", options: ["--older-than D      age to prune at (default: 7d)"],
                                example: "topregions prune --older-than 14d") { context in
         let age = try context.arguments.duration("older-than", default: Gallery.defaultRetention)
-        _ = try context.arguments.positionals(0...0, "")
-        let gallery = try context.openGallery()
+        let gallery = try context.openGalleryForCommandWithoutArguments()
         defer { gallery.close() }
         let result = try gallery.prune(olderThan: age)
         let object: [String: Any] = ["photos": result.photos, "photographers": result.photographers, "places": result.places, "regions": result.regions]
@@ -21,8 +20,7 @@ extension Commands {
 
     static let status = Command(name: "status", abstract: "Show what the store holds, the last sync, the daemon and the rate limit.",
                                 usage: "status", example: "topregions status --json") { context in
-        _ = try context.arguments.positionals(0...0, "")
-        let gallery = try context.openGallery()
+        let gallery = try context.openGalleryForCommandWithoutArguments()
         defer { gallery.close() }
         let status = try gallery.status()
         let lastSync: Any = status.lastSync.map { run in
@@ -48,8 +46,7 @@ extension Commands {
 
     static let check = Command(name: "check", abstract: "Recompute the counts and run the store's integrity check.", usage: "check",
                                example: "topregions check") { context in
-        _ = try context.arguments.positionals(0...0, "")
-        let gallery = try context.openGallery()
+        let gallery = try context.openGalleryForCommandWithoutArguments()
         defer { gallery.close() }
         let problems = try gallery.check()
         if context.output.json { context.output.emit(["ok": problems.isEmpty, "problems": problems] as [String: Any]) } else {
