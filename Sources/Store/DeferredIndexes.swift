@@ -73,11 +73,12 @@ extension Store {
     }
 
     /// Creates the indexes `deferIndexes(of:)` dropped, in one transaction; returns how many
-    /// (0 when none are deferred).
+    /// (0 when none are deferred, without taking the write lock).
     @discardableResult
     public func buildDeferredIndexes() throws -> Int {
         try pool.withWriter { connection in
-            try inImmediateTransaction(connection) { try DeferredIndexes.build(connection) }
+            guard try !DeferredIndexes.statements(connection).isEmpty else { return 0 }
+            return try inImmediateTransaction(connection) { try DeferredIndexes.build(connection) }
         }
     }
 
