@@ -49,7 +49,9 @@ enum DeferredIndexes {
         guard let text = try connection.scalar("SELECT value FROM store_metadata WHERE key = ?", [.text(metadataKey)])?.string else {
             return []
         }
-        guard let statements = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else {
+        // The file is input like any other: run nothing from it but one CREATE INDEX each.
+        guard let statements = try? JSONDecoder().decode([String].self, from: Data(text.utf8)),
+              statements.allSatisfy({ $0.hasPrefix("CREATE INDEX ") && !$0.contains(";") }) else {
             throw StoreError(.corrupt, "store_metadata's \(metadataKey) is not a list of CREATE INDEX statements: \(text.prefix(200))")
         }
         return statements

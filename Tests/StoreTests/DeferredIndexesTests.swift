@@ -85,15 +85,16 @@ struct DeferredIndexesTests {
         #expect(try store.buildDeferredIndexes() == dropped.count)
     }
 
-    @Test("A note that is not a list of statements is named as corrupt, not run")
-    func corruptNote() throws {
+    @Test("A note that is not a list of CREATE INDEX statements is named as corrupt, and nothing of it runs",
+          arguments: ["DROP TABLE Photo", #"["DROP TABLE Photo"]"#, #"["CREATE INDEX x ON Photo (title); DROP TABLE Photo"]"#])
+    func corruptNote(note: String) throws {
         let directory = try TemporaryDirectory()
         let store = try TestSchema.openStore(at: directory.path("store.sqlite"))
         defer { store.close() }
-        try store.write { try $0.execute("INSERT INTO store_metadata (key, value) VALUES ('deferred_indexes', 'DROP TABLE Photo')") }
+        try store.write { try $0.execute("INSERT INTO store_metadata (key, value) VALUES ('deferred_indexes', ?)", [.text(note)]) }
         #expect { try store.buildDeferredIndexes() } throws: { error in
             (error as? StoreError)?.kind == .corrupt && "\(error)".contains("deferred_indexes")
         }
-        #expect(try store.read { try $0.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'Photo'")?.int64 } == 1)
+        #expect(try store.read { try $0.scalar("SELECT count(*) FROM sqlite_schema WHERE name IN ('Photo', 'x')")?.int64 } == 1)
     }
 }
