@@ -50,7 +50,10 @@ extension Gallery {
         var problems = try store.read { try RegionCounts.check(in: $0) }
         let integrity = try store.integrityCheck()
         if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
-        let unbuilt = try store.deferredIndexStatements()
+        let unbuilt: [String]
+        do { unbuilt = try store.deferredIndexStatements() } catch {
+            return problems + ["\(error)"]
+        }
         if !unbuilt.isEmpty && SyncLock.holder(of: store) == nil {
             problems.append("\(unbuilt.count) indexes dropped for a bulk load were not built again (the next sync builds them): "
                             + unbuilt.joined(separator: "; "))

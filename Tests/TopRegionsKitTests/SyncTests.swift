@@ -375,6 +375,16 @@ struct BulkLoadTests {
         #expect(try test.gallery.check().isEmpty)
     }
 
+    @Test("A corrupt note of deferred indexes is one of check's problems, and fails a sync with its name")
+    func corruptNote() async throws {
+        let test = try TestGallery()
+        try await test.gallery.store.write { try $0.execute("INSERT INTO store_metadata (key, value) VALUES ('deferred_indexes', 'nonsense')") }
+        let problems = try test.gallery.check()
+        #expect(problems.count == 1 && problems.first?.contains("deferred_indexes") == true, "\(problems)")
+        let result = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 50))
+        #expect(result.outcome == .failed && result.error?.contains("deferred_indexes") == true)
+    }
+
     @Test("Indexes a dead pass left unbuilt: check names them, the next pass builds them first")
     func leftUnbuilt() async throws {
         let server = try FlickrTestServer()
