@@ -33,6 +33,51 @@ struct CrashConsistencyTests {
         #expect(reportedCommitted.count > Self.kills)
     }
 
+    @Test("A bulk loader killed with SIGKILL 20 times, while deferring, loading or building, never loses an index or a load")
+    func killedBulkLoader() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let original = try Self.photoIndexStatements(path)
+        var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        let seed = random.state
+        var loaded: Set<Int64> = [], killedUnbuilt = 0, builds = 0
+        for round in 0..<20 {
+            let child = try FixtureProcess(["bulk", path])
+            _ = eventually(timeout: 10) { child.outputLines.contains("deferred") }
+            Thread.sleep(forTimeInterval: Double(Int.random(in: 0...400, using: &random)) / 1000)
+            child.kill()
+            let lines = child.outputLines
+            loaded.formUnion(lines.compactMap { $0.hasPrefix("loaded ") ? Int64($0.dropFirst(7)) : nil })
+            builds += lines.filter { $0 == "built" }.count
+            let context = "round \(round), seed \(seed)"
+            let store = try TestSchema.openStore(at: path)
+            defer { store.close() }
+            #expect(try store.integrityCheck() == ["ok"], "\(context)")
+            // Each index is either in the file or noted, never both, never neither.
+            let present = try Self.photoIndexStatements(path), noted = try store.deferredIndexStatements()
+            #expect(Set(present).isDisjoint(with: noted) && Set(present).union(noted) == Set(original), "\(context): \(present) and \(noted)")
+            if !noted.isEmpty { killedUnbuilt += 1 }
+            let photos = try store.read { try $0.scalar("SELECT count(*) FROM Photo")?.int64 ?? 0 }
+            #expect(photos % 200 == 0 && photos >= Int64(loaded.count) * 200, "\(context): \(photos) photos, \(loaded.count) loads reported")
+        }
+        let store = try TestSchema.openStore(at: path)
+        defer { store.close() }
+        try store.buildDeferredIndexes()
+        #expect(try Self.photoIndexStatements(path) == original)
+        #expect(try store.integrityCheck() == ["ok"])
+        #expect(killedUnbuilt >= 5 && builds >= 1, "kills should land while deferred, and loads should finish: \(killedUnbuilt), \(builds)")
+    }
+
+    /// The SQL of Photo's declared indexes in the file at `path`, sorted.
+    private static func photoIndexStatements(_ path: String) throws -> [String] {
+        let store = try TestSchema.openStore(at: path)
+        defer { store.close() }
+        return try store.read { context in
+            try context.rows("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'Photo' AND sql IS NOT NULL ORDER BY sql")
+                .compactMap { $0[0].string }
+        }
+    }
+
     private func verify(path: String, reportedCommitted: Set<Int64>, round: Int, seed: UInt64) throws {
         let context = "round \(round), seed \(seed)"
         let store = try TestSchema.openStore(at: path)

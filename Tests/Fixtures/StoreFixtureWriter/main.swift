@@ -3,6 +3,9 @@
 //   store-fixture-writer crash PATH            write batches until killed
 //   store-fixture-writer write PATH COUNT [PAUSE_MS]
 //                                               write COUNT batches, then exit
+//   store-fixture-writer bulk PATH             build what an earlier run left deferred,
+//                                               then defer Photo's indexes, load photos,
+//                                               build them, over and over until killed
 //
 // After each commit it writes "committed BATCH TOKEN UNIXTIME" on stdout, unbuffered, so
 // the parent knows which transactions were committed before it killed the process.
@@ -31,6 +34,16 @@ func writeBatch(_ store: Store, _ batch: Int64) throws -> Int64 {
     return try store.currentToken()
 }
 
+/// Inserts 200 photos in one transaction, their Flickr ids from `batch`.
+func loadPhotos(_ store: Store, _ batch: Int64) throws {
+    try store.write { transaction in
+        for part in 0..<200 {
+            var photo = Photo(flickrID: "\(batch)-\(part)", title: "Photo \(Int.random(in: 1...100_000))")
+            try transaction.insert(&photo)
+        }
+    }
+}
+
 func nextBatch(_ store: Store) throws -> Int64 {
     try store.read { context in (try context.scalar("SELECT max(batch) FROM Entry")?.int64 ?? 0) + 1 }
 }
@@ -57,6 +70,21 @@ do {
             report("committed \(batch) \(token) \(Date().timeIntervalSince1970)")
             batch += 1
             if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+        }
+    case "bulk":
+        // Each load commits 200 photos whole: the committed loads are count / 200.
+        batch = try store.read { (try $0.scalar("SELECT count(*) FROM Photo")?.int64 ?? 0) / 200 + 1 }
+        try store.buildDeferredIndexes()
+        while true {
+            try store.deferIndexes(of: TestSchema.photo)
+            report("deferred")
+            for _ in 0..<5 {
+                try loadPhotos(store, batch)
+                report("loaded \(batch)")
+                batch += 1
+            }
+            try store.buildDeferredIndexes()
+            report("built")
         }
     default:
         fail("unknown mode \(mode)")
