@@ -45,6 +45,12 @@ let package = Package(
             dependencies: ["Store", "StoreTestSupport"],
             path: "Tests/Fixtures/StoreFixtureWriter"
         ),
+        // A child process for the sync's crash tests: a large sync, killed part way.
+        .executableTarget(
+            name: "gallery-fixture",
+            dependencies: ["TopRegionsKit", "Flickr"],
+            path: "Tests/Fixtures/GalleryFixture"
+        ),
         .target(
             name: "FlickrTestSupport",
             dependencies: ["Store"],
@@ -60,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TopRegionsKitTests",
-            dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store"]
+            dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store", "StoreTestSupport", "gallery-fixture"]
         ),
         .testTarget(
             name: "CLITests",

@@ -11,7 +11,8 @@ public struct GalleryStatus: Sendable, Equatable {
     public var pendingPlaces: Int64
     /// Flickr API calls recorded in the hour before the status was taken.
     public var callsLastHour: Int64
-    /// The latest sync pass, failed or not; nil before the first.
+    /// The latest sync pass that ended, failed or not, or that died (failed, its error
+    /// `Gallery.unfinishedPassError`); nil before the first. A pass still running is not it.
     public var lastSync: SyncRunSummary?
 }
 
@@ -20,7 +21,7 @@ public struct SyncRunSummary: Sendable, Equatable {
     /// `SyncResult.Outcome`'s raw value: `newData`, `noData` or `failed`.
     public var result: String
     public var startedAt: Date
-    /// Nil while the pass runs (or if its process died before it finished).
+    /// Nil if its process died before it finished.
     public var finishedAt: Date?
     public var photosNew: Int64
     public var photosUpdated: Int64
@@ -41,7 +42,8 @@ public struct SyncRunSummary: Sendable, Equatable {
 extension Gallery {
     /// The store's counts and its last sync, read in one transaction so they agree.
     public func status(now: Date = Date()) throws -> GalleryStatus {
-        try store.read { context in
+        let syncRunning = SyncLock.holder(of: store) != nil
+        return try store.read { context in
             func count(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64 {
                 try context.scalar(sql, arguments)?.int64 ?? 0
             }
@@ -51,7 +53,8 @@ extension Gallery {
                 photographers: try count("SELECT count(*) FROM Photographer"),
                 pendingPlaces: try count("SELECT count(*) FROM Place WHERE status = ?", [.text(PlaceStatus.pending.rawValue)]),
                 callsLastHour: try count("SELECT count(*) FROM APICall WHERE at >= ?", [.real(now.timeIntervalSince1970 - 3600)]),
-                lastSync: try context.rows("SELECT * FROM SyncRun ORDER BY startedAt DESC LIMIT 1").first.map(SyncRunSummary.init))
+                lastSync: try context.rows("SELECT * FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 2")
+                    .first { !(syncRunning && $0["finishedAt"].double == nil) }.map(SyncRunSummary.init))
         }
     }
 }

@@ -78,6 +78,10 @@ extension Gallery {
         let callsBefore = client.statistics.calls
         var result = SyncResult(outcome: .noData)
         let previous = try lastSuccessfulSync()
+        // A pass after one that failed or died reads on past pages it knows: the pages
+        // beyond where that pass stopped were never read.
+        let resumesUnfinishedPass = try latestPassFailed()
+        let run = try recordStart(started)
         let minimumUpload = previous?.newestUpload.map { $0.addingTimeInterval(-options.overlap) }
         var newestUpload = previous?.newestUpload
         var namedThisPass = Set<String>()
@@ -105,7 +109,7 @@ extension Gallery {
                     if let newest = batch.pages.flatMap(\.photos).compactMap(\.dateUpload).max() { newestUpload = max(newestUpload ?? newest, newest) }
                     // Caught up with the previous pass: older pages hold nothing new. (After
                     // a failed or first pass, keep going: the pages were never all read.)
-                    if previous != nil && stored.reachedKnownPage { break }
+                    if previous != nil && !resumesUnfinishedPass && stored.reachedKnownPage { break }
                     group = min(group * 2, Self.pagesPerTransaction)
                     if bulkLoad == .notYet && !batch.isLast && batch.readError == nil {
                         bulkLoad = try await decideBulkLoad(newThisPass: result.photosNew, pagesLeft: lastPage - next + 1, options: options)
@@ -132,7 +136,7 @@ extension Gallery {
             result.outcome = result.photosNew + result.photosUpdated + result.placesResolved > 0 ? .newData : .noData
         }
         result.seconds = options.now().timeIntervalSince(started)
-        try record(result, started: started, newestUpload: result.outcome == .failed ? previous?.newestUpload : newestUpload,
+        try record(result, run: run, newestUpload: result.outcome == .failed ? previous?.newestUpload : newestUpload,
                    finished: options.now())
         return result
     }
@@ -187,22 +191,41 @@ extension Gallery {
 
     private func lastSuccessfulSync() throws -> (startedAt: Date, newestUpload: Date?)? {
         try store.read { context in
-            guard let row = try context.rows("SELECT startedAt, newestUpload FROM SyncRun WHERE result != 'failed' ORDER BY startedAt DESC LIMIT 1").first else {
+            guard let row = try context.rows("SELECT startedAt, newestUpload FROM SyncRun WHERE result != 'failed' ORDER BY startedAt DESC, id DESC LIMIT 1").first else {
                 return nil
             }
             return (Date(timeIntervalSince1970: try row.double("startedAt")), row.optionalDouble("newestUpload").map(Date.init(timeIntervalSince1970:)))
         }
     }
 
-    private func record(_ result: SyncResult, started: Date, newestUpload: Date?, finished: Date) throws {
+    /// Why a pass's `SyncRun` row says `failed` until the pass records its result: a
+    /// process that dies mid-pass leaves it so, and the next pass knows to read on.
+    static let unfinishedPassError = "the pass did not finish: its process ended before it recorded a result"
+
+    private func latestPassFailed() throws -> Bool {
+        try store.read { try $0.scalar("SELECT result FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 1")?.string == "failed" }
+    }
+
+    /// Inserts the pass's `SyncRun` row, `failed` and unfinished until `record`; returns its id.
+    private func recordStart(_ started: Date) throws -> Int64 {
+        try store.write { transaction in
+            let id = try transaction.scalar("INSERT INTO SyncRun (startedAt, result, error) VALUES (?, 'failed', ?) RETURNING id",
+                                            [.real(started.timeIntervalSince1970), .text(Self.unfinishedPassError)])?.int64
+            guard let id else { throw StoreError(.sqlite, "SyncRun gave no id for the pass's row") }
+            return id
+        }
+    }
+
+    private func record(_ result: SyncResult, run: Int64, newestUpload: Date?, finished: Date) throws {
         try store.write { transaction in
             try transaction.execute("""
-                INSERT INTO SyncRun (startedAt, finishedAt, result, photosNew, photosUpdated, placesResolved, placesPending, placesFailed, calls, newestUpload, error)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.real(started.timeIntervalSince1970), .real(finished.timeIntervalSince1970), .text(result.outcome.rawValue),
+                UPDATE SyncRun SET finishedAt = ?, result = ?, photosNew = ?, photosUpdated = ?, placesResolved = ?, placesPending = ?,
+                                   placesFailed = ?, calls = ?, newestUpload = ?, error = ?
+                WHERE id = ?
+                """, [.real(finished.timeIntervalSince1970), .text(result.outcome.rawValue),
                       .integer(Int64(result.photosNew)), .integer(Int64(result.photosUpdated)), .integer(Int64(result.placesResolved)),
                       .integer(Int64(result.placesPending)), .integer(Int64(result.placesFailed)), .integer(Int64(result.calls)),
-                      newestUpload.map { .real($0.timeIntervalSince1970) } ?? .null, result.error.map { .text($0) } ?? .null])
+                      newestUpload.map { .real($0.timeIntervalSince1970) } ?? .null, result.error.map { .text($0) } ?? .null, .integer(run)])
         }
     }
 }

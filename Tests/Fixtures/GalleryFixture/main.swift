@@ -1,0 +1,37 @@
+// A child process for the sync's crash tests.
+//
+//   gallery-fixture STORE PLACES PHOTOS
+//
+// Syncs the generated pages in PLACES (resolving every place), then the pages in PHOTOS in
+// one pass that loads them in bulk after its first 1,000 new photos, printing a line after
+// each ("places", "synced RESULT"). The parent kills it part way through the second pass.
+import Flickr
+import Foundation
+import TopRegionsKit
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("gallery-fixture: " + message + "\n").utf8))
+    exit(2)
+}
+
+func report(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4 else { fail("usage: gallery-fixture STORE PLACES PHOTOS") }
+do {
+    let gallery = try Gallery(path: arguments[1])
+    let places = try SampleDataTransport(directory: URL(fileURLWithPath: arguments[2]))
+    _ = try await gallery.sync(client: FlickrClient(configuration: FlickrConfiguration(), transport: places))
+    report("places")
+    var options = SyncOptions(pages: 200, perPage: 500)
+    options.overlap = 100 * 365 * 86_400
+    options.bulkLoadMinimumPhotos = 1_000
+    let photos = try SampleDataTransport(directory: URL(fileURLWithPath: arguments[3]))
+    let result = try await gallery.sync(client: FlickrClient(configuration: FlickrConfiguration(), transport: photos), options: options)
+    report("synced \(result.outcome.rawValue)")
+    gallery.close()
+} catch {
+    fail("\(error)")
+}

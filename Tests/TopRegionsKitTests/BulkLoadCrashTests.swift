@@ -1,0 +1,74 @@
+import Flickr
+import FlickrTestSupport
+import Foundation
+import Store
+import StoreTestSupport
+import Testing
+@testable import TopRegionsKit
+
+@Suite("A sync killed during its bulk load", .serialized)
+struct BulkLoadCrashTests {
+    static let photos = 20_000
+
+    /// Generated Flickr pages of `photos` photos (SampleData's generator, 500 a page).
+    static func generate(photos: Int, into directory: URL) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", FlickrTestServer.sampleData.appendingPathComponent("generate.py").path, "--photos", "\(photos)",
+                             "--per-page", "500", "--formats", "json", "--images", "0", "--out", directory.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "the SampleData generator failed")
+    }
+
+    /// The SQL of Photo's declared indexes in the store.
+    static func photoIndexStatements(_ gallery: Gallery) throws -> Set<String> {
+        Set(try gallery.store.read { context in
+            try context.rows("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'Photo' AND sql IS NOT NULL")
+                .compactMap { $0[0].string }
+        })
+    }
+
+    static func pass(_ gallery: Gallery, photos: URL) async throws -> SyncResult {
+        var options = SyncOptions(pages: 200, perPage: 500)
+        options.overlap = 100 * 365 * 86_400
+        options.bulkLoadMinimumPhotos = 1_000
+        return try await gallery.sync(client: FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: photos)),
+                                      options: options)
+    }
+
+    @Test("Killed with SIGKILL part way through a 20,000-photo pass, 5 times: each Photo index is in the file or noted, and the next pass builds them and completes")
+    func killedDuringBulkLoad() async throws {
+        let test = try TestGallery()
+        let places = test.directory.appendingPathComponent("places"), photos = test.directory.appendingPathComponent("photos")
+        try Self.generate(photos: 1_200, into: places)
+        try Self.generate(photos: Self.photos, into: photos)
+        let declared = try Self.photoIndexStatements(test.gallery)
+        var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        let seed = random.state
+        var killedWhileDeferred = 0
+        for round in 0..<5 {
+            let context = "round \(round), seed \(seed)"
+            let path = test.directory.appendingPathComponent("round-\(round).sqlite").path
+            let child = try FixtureProcess([path, places.path, photos.path], executable: "gallery-fixture")
+            #expect(eventually(timeout: 60) { child.outputLines.contains("places") }, "\(context): \(child.outputLines)")
+            try await Task.sleep(nanoseconds: UInt64(Int.random(in: 50...1_000, using: &random)) * 1_000_000)
+            child.kill()
+            #expect(!child.outputLines.contains { $0.hasPrefix("synced") }, "\(context): killed too late to test anything")
+            let gallery = try Gallery(path: path)
+            defer { gallery.close() }
+            #expect(try gallery.store.integrityCheck() == ["ok"], "\(context)")
+            let present = try Self.photoIndexStatements(gallery), noted = Set(try gallery.store.deferredIndexStatements())
+            #expect(present.isDisjoint(with: noted) && present.union(noted) == declared, "\(context): \(present) and \(noted)")
+            if !noted.isEmpty { killedWhileDeferred += 1 }
+            let next = try await Self.pass(gallery, photos: photos)
+            #expect(next.outcome != .failed, "\(context): \(next.error ?? "")")
+            #expect(try Self.photoIndexStatements(gallery) == declared && gallery.store.deferredIndexStatements().isEmpty, "\(context)")
+            let stored = try await gallery.store.read { try $0.count(FetchRequest(PhotoRecord.self)) }
+            #expect(stored >= Self.photos, "\(context): \(stored) photos")
+            #expect(try gallery.check().isEmpty, "\(context)")
+        }
+        #expect(killedWhileDeferred >= 2, "most kills should land while Photo's indexes are dropped: \(killedWhileDeferred) of 5")
+    }
+}
