@@ -223,9 +223,15 @@ struct CLITests {
         let (process, out, _) = try tool.process(["watch", "favorites", "--json", "--exit-after", "3"])
         let lines = LogReader(out)
         #expect(lines.wait(for: "\"snapshot\"", count: 1))
-        try tool.run(["favorites", "move", "4", "1"])
-        try tool.run(["favorites", "remove", ids[1]])
-        try tool.run(["favorites", "add", ids[1]])
+        // One change at a time: two commits within one observation interval would arrive as
+        // one batch, and the watch would wait for a third forever.
+        for (number, change) in [["favorites", "move", "4", "1"], ["favorites", "remove", ids[1]], ["favorites", "add", ids[1]]].enumerated() {
+            try tool.run(change)
+            #expect(lines.wait(for: "\"batch\"", count: number + 1), "\(change): \(lines.text)")
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let messages = lines.text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
