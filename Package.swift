@@ -66,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TopRegionsKitTests",
-            dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store", "StoreTestSupport", "gallery-fixture"]
+            dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store", "StoreTestSupport", "CSQLite", "gallery-fixture"]
         ),
         .testTarget(
             name: "CLITests",
