@@ -64,6 +64,20 @@ final class Connection {
         return statement
     }
 
+    /// Runs `body` between `BEGIN IMMEDIATE` and `COMMIT`, rolling back when it or the
+    /// commit throws.
+    func inImmediateTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Runs one or more statements that take no arguments and return no rows.
     func execute(_ sql: String) throws {
         let result = sqlite3_exec(handle, sql, nil, nil, nil)

@@ -70,7 +70,7 @@ extension Store {
     @discardableResult
     public func deferIndexes(of entity: Entity) throws -> [String] {
         try pool.withWriter { connection in
-            try inImmediateTransaction(connection) { try DeferredIndexes.drop(on: entity.name, connection) }
+            try Self.changingSchema(connection) { try DeferredIndexes.drop(on: entity.name, connection) }
         }
     }
 
@@ -80,7 +80,7 @@ extension Store {
     public func buildDeferredIndexes() throws -> Int {
         try pool.withWriter { connection in
             guard try !DeferredIndexes.statements(connection).isEmpty else { return 0 }
-            return try inImmediateTransaction(connection) { try DeferredIndexes.build(connection) }
+            return try Self.changingSchema(connection) { try DeferredIndexes.build(connection) }
         }
     }
 
@@ -102,16 +102,11 @@ extension Store {
         try pool.withWriter { try DeferredIndexes.statements($0) }
     }
 
-    private func inImmediateTransaction<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            let value = try body()
-            try connection.execute("COMMIT")
-            connection.clearStatementCache()
-            return value
-        } catch {
-            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-            throw error
-        }
+    /// `body` in one transaction, then the connection's cached statements dropped: they were
+    /// prepared against the schema before it.
+    private static func changingSchema<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
+        let value = try connection.inImmediateTransaction(body)
+        connection.clearStatementCache()
+        return value
     }
 }

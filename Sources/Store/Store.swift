@@ -161,15 +161,7 @@ public final class Store: Sendable {
     @discardableResult
     public func trimHistory(before date: Date) throws -> Int {
         try pool.withWriter { connection in
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
-                let count = try History.trim(before: date, on: connection)
-                try connection.execute("COMMIT")
-                return count
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw error
-            }
+            try connection.inImmediateTransaction { try History.trim(before: date, on: connection) }
         }
     }
 

@@ -45,10 +45,10 @@ enum StoreOpening {
 
     /// Applies each migration not yet applied, each in its own transaction.
     static func migrate(_ connection: Connection, schema: Schema, migrator: Migrator) throws {
-        try inTransaction(connection) { try connection.execute(StoreTables.create) }
+        try connection.inImmediateTransaction { try connection.execute(StoreTables.create) }
         for migration in migrator.migrations {
             do {
-                try inTransaction(connection) {
+                try connection.inImmediateTransaction {
                     // Read inside the transaction: another process may have just applied it.
                     guard try !appliedMigrations(connection).contains(migration.name) else { return }
                     try migration.body(Transaction(connection: connection, schema: schema))
@@ -67,16 +67,5 @@ enum StoreOpening {
         let exists = try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'store_migrations'")?.int64 ?? 0
         guard exists > 0 else { return [] }
         return try connection.rows("SELECT name FROM store_migrations ORDER BY rowid").compactMap { $0[0].string }
-    }
-
-    private static func inTransaction(_ connection: Connection, _ body: () throws -> Void) throws {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            try body()
-            try connection.execute("COMMIT")
-        } catch {
-            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-            throw error
-        }
     }
 }
