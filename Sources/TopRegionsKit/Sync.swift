@@ -77,10 +77,9 @@ extension Gallery {
         let started = options.now()
         let callsBefore = client.statistics.calls
         var result = SyncResult(outcome: .noData)
-        let previous = try lastSuccessfulSync()
         // A pass after one that failed or died reads on past pages it knows: the pages
         // beyond where that pass stopped were never read.
-        let resumesUnfinishedPass = try latestPassFailed()
+        let (previous, resumesUnfinishedPass) = try previousPasses()
         let run = try recordStart(started)
         let minimumUpload = previous?.newestUpload.map { $0.addingTimeInterval(-options.overlap) }
         var newestUpload = previous?.newestUpload
@@ -189,22 +188,21 @@ extension Gallery {
         return outcome
     }
 
-    private func lastSuccessfulSync() throws -> (startedAt: Date, newestUpload: Date?)? {
+    /// The latest pass that did not fail, and whether the latest pass of all failed (or died).
+    private func previousPasses() throws -> (lastSuccessful: (startedAt: Date, newestUpload: Date?)?, latestFailed: Bool) {
         try store.read { context in
+            let latestFailed = try context.scalar("SELECT result FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 1")?.string == "failed"
             guard let row = try context.rows("SELECT startedAt, newestUpload FROM SyncRun WHERE result != 'failed' ORDER BY startedAt DESC, id DESC LIMIT 1").first else {
-                return nil
+                return (nil, latestFailed)
             }
-            return (Date(timeIntervalSince1970: try row.double("startedAt")), row.optionalDouble("newestUpload").map(Date.init(timeIntervalSince1970:)))
+            return ((Date(timeIntervalSince1970: try row.double("startedAt")), row.optionalDouble("newestUpload").map(Date.init(timeIntervalSince1970:))),
+                    latestFailed)
         }
     }
 
     /// Why a pass's `SyncRun` row says `failed` until the pass records its result: a
     /// process that dies mid-pass leaves it so, and the next pass knows to read on.
-    static let unfinishedPassError = "the pass did not finish: its process ended before it recorded a result"
-
-    private func latestPassFailed() throws -> Bool {
-        try store.read { try $0.scalar("SELECT result FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 1")?.string == "failed" }
-    }
+    public static let unfinishedPassError = "the pass did not finish: its process ended before it recorded a result"
 
     /// Inserts the pass's `SyncRun` row, `failed` and unfinished until `record`; returns its id.
     private func recordStart(_ started: Date) throws -> Int64 {
