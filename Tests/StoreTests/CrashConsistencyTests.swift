@@ -72,10 +72,7 @@ struct CrashConsistencyTests {
     private static func photoIndexStatements(_ path: String) throws -> [String] {
         let store = try TestSchema.openStore(at: path)
         defer { store.close() }
-        return try store.read { context in
-            try context.rows("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'Photo' AND sql IS NOT NULL ORDER BY sql")
-                .compactMap { $0[0].string }
-        }
+        return try DeferredIndexesTests.indexes(store).values.compactMap { $0 }.sorted()
     }
 
     private func verify(path: String, reportedCommitted: Set<Int64>, round: Int, seed: UInt64) throws {

@@ -290,10 +290,13 @@ struct ProductSchemaTests {
 
 @Suite("A first sync's bulk load", .serialized)
 struct BulkLoadTests {
-    /// Photo's indexes: name → (SQL, root page).
+    /// What `photoIndexes` gives for an index SQLite made for a UNIQUE column (it has no SQL).
+    static let uniqueIndexSQL = "(unique)"
+
+    /// Photo's indexes: name → SQL.
     static func photoIndexes(_ gallery: Gallery) throws -> [String: String] {
         let rows = try gallery.store.read { try $0.rows("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'Photo'") }
-        return Dictionary(uniqueKeysWithValues: rows.compactMap { row in row[0].string.map { ($0, row[1].string ?? "(unique)") } })
+        return Dictionary(uniqueKeysWithValues: rows.compactMap { row in row[0].string.map { ($0, row[1].string ?? uniqueIndexSQL) } })
     }
 
     static func rootPage(_ gallery: Gallery, _ index: String) throws -> Int64 {
