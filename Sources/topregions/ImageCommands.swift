@@ -43,9 +43,12 @@ extension Commands {
         }
     }
 
+    /// What `thumbnail` and `image` both take.
+    static let imageOptions = ["--output FILE      write there instead of stdout"] + sourceOptions
+
     static let thumbnail = Command(name: "thumbnail", abstract: "Write a photo's 75×75 thumbnail (downloaded once, then kept in the store).",
                                    usage: "thumbnail ID [--output FILE] [source options]",
-                                   options: ["--output FILE      write there instead of stdout"] + sourceOptions,
+                                   options: imageOptions,
                                    example: "topregions thumbnail 53300015612 --output thumb.jpg") { context in
         let request = try ImageRequest(&context)
         defer { request.gallery.close() }
@@ -55,7 +58,7 @@ extension Commands {
 
     static let image = Command(name: "image", abstract: "Write a photo's large image (through the image file cache).",
                                usage: "image ID [--output FILE] [source options]",
-                               options: ["--output FILE      write there instead of stdout"] + sourceOptions,
+                               options: imageOptions,
                                example: "topregions image 53300015612 --output photo.jpg") { context in
         let request = try ImageRequest(&context)
         defer { request.gallery.close() }
