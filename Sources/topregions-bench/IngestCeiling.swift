@@ -24,7 +24,7 @@ enum IngestCeiling {
         /// No index on Photo but its primary key and the Flickr id's uniqueness.
         case noPhotoIndexes = "no Photo index but the unique Flickr id, one transaction"
         /// The product's schema, its Photo indexes dropped before the rows and built after
-        /// them: what a first sync into an empty store could do.
+        /// them: the floor under the sync's bulk load (`Store.deferIndexes(of:)`).
         case indexesAfter = "product schema, Photo's indexes built after the rows"
 
         var rowsPerCommit: Int { self == .syncCommits ? 8_000 : Int.max }
