@@ -16,7 +16,8 @@ import Foundation
 /// whatever was there; pairs longer than `longestPair` bytes are not kept.
 ///
 /// Not thread-safe, like the connection it belongs to: SQLite calls a connection's
-/// collations only on the thread running that connection's statement.
+/// collations only on the thread running that connection's statement, since `Connection`
+/// caps `PRAGMA threads` (the sorter's helper threads) at 0.
 final class CollationMemo {
     static let slotCount = 8_192
     static let longestPair = 256

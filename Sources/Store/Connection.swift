@@ -25,6 +25,22 @@ final class Connection {
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
         SQLFunctions.register(on: handle)
+        Self.keepSorterOnOneThread(handle)
+    }
+
+    /// The collations' memos belong to this connection and are not thread-safe. With helper
+    /// threads (`PRAGMA threads` above 0), SQLite's sorter would call them from several
+    /// threads at once, building an index or sorting without one: so none, whatever SQLite
+    /// was built to start with, and a statement that asks for some is refused when prepared
+    /// ("not authorized"). They would buy nothing anyway: Foundation's comparisons, most of
+    /// such a sort, do not run in parallel (BENCHMARKS.md, seventh pass).
+    private static func keepSorterOnOneThread(_ handle: OpaquePointer) {
+        sqlite3_limit(handle, SQLITE_LIMIT_WORKER_THREADS, 0)
+        sqlite3_set_authorizer(handle, { _, action, name, argument, _, _ in
+            guard action == SQLITE_PRAGMA, let name, String(cString: name).lowercased() == "threads",
+                  let argument, Int(String(cString: argument)) != 0 else { return SQLITE_OK }
+            return SQLITE_DENY
+        }, nil)
     }
 
     deinit {

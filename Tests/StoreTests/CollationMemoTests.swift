@@ -89,4 +89,17 @@ struct CollationMemoTests {
         }
         #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
     }
+
+    @Test("No connection lets SQLite's sorter use helper threads, which would call the memo at once: PRAGMA threads stays 0")
+    func sorterHelperThreadsAreRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("memo-threads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store(path: directory.appendingPathComponent("store.sqlite").path, schema: Schema([]))
+        defer { store.close() }
+        #expect(throws: StoreError.self) { try store.write { try $0.execute("PRAGMA threads = 4") } }
+        #expect(throws: StoreError.self) { try store.read { try $0.rows("PRAGMA threads = 2") } }
+        #expect(try store.write { try $0.scalar("PRAGMA threads")?.int64 } == 0)
+        #expect(try store.read { try $0.scalar("PRAGMA threads = 0")?.int64 } == 0)
+    }
 }
