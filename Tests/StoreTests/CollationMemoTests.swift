@@ -92,10 +92,8 @@ struct CollationMemoTests {
 
     @Test("No connection lets SQLite's sorter use helper threads, which would call the memo at once: PRAGMA threads stays 0")
     func sorterHelperThreadsAreRefused() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("memo-threads-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(path: directory.appendingPathComponent("store.sqlite").path, schema: Schema([]))
+        let directory = try TemporaryDirectory()
+        let store = try Store(path: directory.path("store.sqlite"), schema: Schema([]))
         defer { store.close() }
         #expect(throws: StoreError.self) { try store.write { try $0.execute("PRAGMA threads = 4") } }
         #expect(throws: StoreError.self) { try store.read { try $0.rows("PRAGMA threads = 2") } }
