@@ -31,7 +31,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "topregions-bench",
-            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite"]
+            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport"]
         ),
         // A child process for the store's crash and multi-process tests: it writes
         // transactions in a loop until it is killed.
@@ -51,6 +51,11 @@ let package = Package(
             dependencies: ["TopRegionsKit", "Flickr"],
             path: "Tests/Fixtures/GalleryFixture"
         ),
+        // SampleData's generator, run by tests and the benchmark harness alike.
+        .target(
+            name: "SampleDataSupport",
+            path: "Tests/Fixtures/SampleDataSupport"
+        ),
         .target(
             name: "FlickrTestSupport",
             dependencies: ["Store"],
@@ -58,7 +63,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FlickrTests",
-            dependencies: ["Flickr", "FlickrTestSupport"]
+            dependencies: ["Flickr", "FlickrTestSupport", "SampleDataSupport"]
         ),
         .testTarget(
             name: "ResultsControllerTests",
@@ -66,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TopRegionsKitTests",
-            dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store", "StoreTestSupport", "CSQLite", "gallery-fixture"]
+            dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store", "StoreTestSupport", "CSQLite", "gallery-fixture", "SampleDataSupport"]
         ),
         .testTarget(
             name: "CLITests",

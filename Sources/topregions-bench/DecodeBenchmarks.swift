@@ -1,5 +1,6 @@
 import Flickr
 import Foundation
+import SampleDataSupport
 import Store
 
 /// `sync.decode`: reading and decoding Flickr JSON pages alone, with the sync's decoder and
@@ -14,7 +15,7 @@ enum DecodeBenchmarks {
 
     static func decoding(n: Int) throws -> [Figure] {
         try withScratchDirectory { directory in
-            try ProductBenchmarks.generate(photos: n, into: directory)
+            try SampleDataGenerator.generateJSONPages(photos: n, into: directory)
             let pages = try pageFiles(in: directory.appendingPathComponent("json/flickr.photos.search"))
             try checkAgreement(on: pages)
             flushFileSystems()

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import SampleDataSupport
 import Store
 import TopRegionsKit
 
@@ -64,8 +65,8 @@ enum IngestCeiling {
     static func ceiling(n: Int) throws -> [Figure] {
         try withScratchDirectory { directory in
             let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
-            try ProductBenchmarks.generate(photos: 1_200, into: small)
-            try ProductBenchmarks.generate(photos: n, into: large)
+            try SampleDataGenerator.generateJSONPages(photos: 1_200, into: small)
+            try SampleDataGenerator.generateJSONPages(photos: n, into: large)
             let synced = directory.appendingPathComponent("synced.sqlite").path
             _ = try ProductBenchmarks.timedSync(n: n, places: small, photos: large, into: synced)
             let rows = try ProductBenchmarks.photoRows(of: synced)

@@ -1,6 +1,7 @@
 import CSQLite
 import Flickr
 import Foundation
+import SampleDataSupport
 import ResultsController
 import Store
 import TopRegionsKit
@@ -21,18 +22,6 @@ enum ProductBenchmarks {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// Runs SampleData's generator into `directory`.
-    static func generate(photos: Int, into directory: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", repositoryRoot.appendingPathComponent("SampleData/generate.py").path, "--photos", "\(photos)",
-                             "--per-page", "500", "--formats", "json", "--images", "0", "--out", directory.path]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw StoreError(.invalidRequest, "the SampleData generator failed") }
-    }
-
     // MARK: sync.ingest
 
     /// Sync and baseline alternate, `runs` times each (3 up to 100,000 photos, else 1), and
@@ -40,8 +29,8 @@ enum ProductBenchmarks {
     static func ingest(n: Int) throws -> [Figure] {
         try withScratchDirectory { directory in
             let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
-            try generate(photos: 1_200, into: small)
-            try generate(photos: n, into: large)
+            try SampleDataGenerator.generateJSONPages(photos: 1_200, into: small)
+            try SampleDataGenerator.generateJSONPages(photos: n, into: large)
             var ours: [(seconds: Double, stored: Int)] = [], baseline: [(seconds: Double, rows: Int)] = []
             for run in 0..<(n <= 100_000 ? 3 : 1) {
                 let synced = directory.appendingPathComponent("ingest-\(run).sqlite").path

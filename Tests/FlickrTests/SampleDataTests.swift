@@ -1,5 +1,6 @@
 @testable import Flickr
 import Foundation
+import SampleDataSupport
 import Testing
 
 @Suite("The bundled SampleData")
@@ -73,18 +74,24 @@ struct SampleDataTests {
     func generatorReproduces() throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("sampledata-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", SampleDataFiles.directory.appendingPathComponent("generate.py").path, "--out", output.path, "--images", "0"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        try SampleDataGenerator.run(["--out", output.path, "--images", "0"])
         for relative in ["manifest.json", "json/flickr.photos.search/page-0004.json", "xml/flickr.photos.search/page-0007.xml"] {
             let committed = try Data(contentsOf: SampleDataFiles.directory.appendingPathComponent(relative))
             let regenerated = try Data(contentsOf: output.appendingPathComponent(relative))
             #expect(committed == regenerated, "\(relative)")
         }
+    }
+
+    @Test("A generator run that fails says so, with its exit status and what it wrote to standard error")
+    func generatorFailureIsReported() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sampledata-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let error = try #require(throws: SampleDataGeneratorError.self) {
+            try SampleDataGenerator.run(["--out", output.path, "--no-such-option"])
+        }
+        #expect(error.status != 0)
+        #expect(error.description.contains("--no-such-option"))
+        #expect(error.standardError.contains("unrecognized arguments"))
     }
 }
 

@@ -2,6 +2,7 @@ import CSQLite
 import Flickr
 import FlickrTestSupport
 import Foundation
+import SampleDataSupport
 import Store
 import StoreTestSupport
 import Testing
@@ -10,18 +11,6 @@ import Testing
 @Suite("A sync killed during its bulk load", .serialized)
 struct BulkLoadCrashTests {
     static let photos = 20_000
-
-    /// Generated Flickr pages of `photos` photos (SampleData's generator, 500 a page).
-    static func generate(photos: Int, into directory: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", FlickrTestServer.sampleData.appendingPathComponent("generate.py").path, "--photos", "\(photos)",
-                             "--per-page", "500", "--formats", "json", "--images", "0", "--out", directory.path]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "the SampleData generator failed")
-    }
 
     /// The SQL of Photo's declared indexes in the store (not the unique index SQLite makes).
     static func photoIndexStatements(_ gallery: Gallery) throws -> Set<String> {
@@ -53,8 +42,8 @@ struct BulkLoadCrashTests {
     func killedDuringBulkLoad() async throws {
         let test = try TestGallery()
         let places = test.directory.appendingPathComponent("places"), photos = test.directory.appendingPathComponent("photos")
-        try Self.generate(photos: 1_200, into: places)
-        try Self.generate(photos: Self.photos, into: photos)
+        try SampleDataGenerator.generateJSONPages(photos: 1_200, into: places)
+        try SampleDataGenerator.generateJSONPages(photos: Self.photos, into: photos)
         let declared = try Self.photoIndexStatements(test.gallery)
         var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
         let seed = random.state
