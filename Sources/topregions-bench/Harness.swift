@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Store
 
 /// One measured figure, printed as one JSON object per line.
 struct Figure {
@@ -57,15 +58,35 @@ func medianSeconds(runs: Int, setUp: () throws -> Void = {}, _ body: () throws -
     return times[times.count / 2]
 }
 
-/// This process's resident memory now, from /proc.
-func residentMegabytes() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-        let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0
-        return kilobytes / 1024
+/// A process's resident memory, from /proc/PID/status, in megabytes: all of it (`VmRSS`),
+/// and the part no file backs (`RssAnon`, the heap: where a leak shows), as against mapped
+/// files (`RssFile`, e.g. SQLite's shared-memory WAL index, which grows with the WAL).
+struct ResidentMemory {
+    var total = 0.0, anonymous = 0.0, file = 0.0
+
+    init(process: String = "self") throws {
+        let path = "/proc/\(process)/status"
+        let status = try String(contentsOfFile: path, encoding: .utf8)
+        var found = false
+        for line in status.split(separator: "\n") {
+            // "VmRSS:\t   38000 kB": a tab, then spaces.
+            let fields = line.split(whereSeparator: \.isWhitespace)
+            guard fields.count >= 2, let kilobytes = Double(fields[1]) else { continue }
+            switch fields[0] {
+            case "VmRSS:": total = kilobytes / 1024; found = true
+            case "RssAnon:": anonymous = kilobytes / 1024
+            case "RssFile:": file = kilobytes / 1024
+            default: break
+            }
+        }
+        guard found else { throw StoreError(.invalidRequest, "\(path) has no VmRSS line") }
     }
-    return 0
+
+    init(pid: Int32) throws { try self.init(process: "\(pid)") }
 }
+
+/// This process's resident memory now.
+func residentMegabytes() -> Double { (try? ResidentMemory())?.total ?? 0 }
 
 /// A scratch directory for a scenario's files, removed afterwards.
 func withScratchDirectory<T>(_ body: (URL) throws -> T) throws -> T {
