@@ -23,11 +23,13 @@ let package = Package(
         // build; the library only at run time, and only by processes that go online).
         .target(name: "CCurlTransfer", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Flickr", dependencies: ["CCurlTransfer"]),
+        // mallopt, which Swift's Glibc module does not import: the daemon caps its arenas.
+        .target(name: "CProcessMemory"),
         .target(name: "ResultsController", dependencies: ["Store"]),
         .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr"]),
         .executableTarget(
             name: "topregions",
-            dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr"]
+            dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr", "CProcessMemory"]
         ),
         .executableTarget(
             name: "topregions-bench",

