@@ -1,8 +1,8 @@
 import CSQLite
 import Flickr
 import Foundation
-import SampleDataSupport
 import ResultsController
+import SampleDataSupport
 import Store
 import TopRegionsKit
 
