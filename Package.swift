@@ -31,9 +31,11 @@ let package = Package(
             name: "topregions",
             dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr", "CProcessMemory"]
         ),
+        // Depends on the tool too, so that `swift run topregions-bench` builds the
+        // `topregions` that cli.regions and daemon.memory run.
         .executableTarget(
             name: "topregions-bench",
-            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport"]
+            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport", "topregions"]
         ),
         // A child process for the store's crash and multi-process tests: it writes
         // transactions in a loop until it is killed.

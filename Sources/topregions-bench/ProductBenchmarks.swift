@@ -240,21 +240,19 @@ enum ProductBenchmarks {
     }
 
     static func cliRegions(storePath: String, photos: Int) throws -> Figure {
-        let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("topregions")
-        guard FileManager.default.isExecutableFile(atPath: tool.path) else {
-            throw StoreError(.invalidRequest, "build topregions in release too: swift build -c release --static-swift-stdlib")
-        }
+        let tool = try ToolBinary.path()
+        let linking = try ToolBinary.warnIfDynamic()
         func run(_ executable: String, _ arguments: [String]) throws -> Double {
             try measure { try spawnAndWait(executable, arguments) }
         }
-        _ = try run(tool.path, ["--store", storePath, "regions", "--json"])  // warm the disk cache
+        _ = try run(tool, ["--store", storePath, "regions", "--json"])  // warm the disk cache
         var ours: [Double] = [], baseline: [Double] = []
         for _ in 0..<7 {
-            ours.append(try run(tool.path, ["--store", storePath, "regions", "--json"]))
+            ours.append(try run(tool, ["--store", storePath, "regions", "--json"]))
             baseline.append(try run("/usr/bin/sqlite3", [storePath, naiveTopRegions]))
         }
         return Figure(scenario: "cli.regions", n: photos, seconds: ours.sorted()[3], baseline: "sqlite3 running the naive query",
-                      baselineSeconds: baseline.sorted()[3])
+                      baselineSeconds: baseline.sorted()[3], extra: ["toolLinking": linking.rawValue])
     }
 
     /// Runs a program with its output discarded and waits for it, with posix_spawn and
@@ -312,9 +310,8 @@ extension ProductBenchmarks {
             guard let port = portLine.split(separator: " ").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
                 throw StoreError(.invalidRequest, "the test server did not start")
             }
-            let tool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("topregions")
             let daemon = Process()
-            daemon.executableURL = tool
+            daemon.executableURL = URL(fileURLWithPath: try ToolBinary.path())
             daemon.arguments = ["--store", directory.appendingPathComponent("daemon.sqlite").path, "daemon", "--interval", "0.02s",
                                 "--endpoint", "http://127.0.0.1:\(port)/services/rest/", "--rate-limit", "none"]
             let log = Pipe()
