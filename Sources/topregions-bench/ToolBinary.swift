@@ -5,8 +5,8 @@ import Store
 /// this benchmark (the bench's target depends on the tool's, so `swift run` builds both).
 enum ToolBinary {
     /// How the tool links the Swift runtime and Foundation. A tool that loads them as shared
-    /// libraries starts about 20 ms slower than one that carries them (as `scripts/bootstrap`
-    /// builds it, and as a deployment should), which `cli.regions` would count.
+    /// libraries starts a few milliseconds slower than one that carries them (as
+    /// `scripts/bootstrap` builds it, and as a deployment should), which `cli.regions` counts.
     enum Linking: String {
         case `static`, dynamic
     }
@@ -36,7 +36,7 @@ enum ToolBinary {
         if linking == .dynamic {
             FileHandle.standardError.write(Data("""
                 topregions-bench: \(url.path) loads the Swift runtime as shared libraries (swift run cannot link it statically), \
-                which adds about 20 ms to each start that cli.regions counts; for the deployed figure: \
+                which adds a few milliseconds to each start that cli.regions counts; for the deployed figure: \
                 swift build -c release --static-swift-stdlib && .build/release/topregions-bench\n
                 """.utf8))
         }
