@@ -62,7 +62,7 @@ let package = Package(
         ),
         .target(
             name: "FlickrTestSupport",
-            dependencies: ["Store"],
+            dependencies: ["Store", "SampleDataSupport"],
             path: "Tests/Fixtures/FlickrTestSupport"
         ),
         .testTarget(

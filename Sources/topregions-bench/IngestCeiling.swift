@@ -34,6 +34,9 @@ enum IngestCeiling {
 
         var rowsPerCommit: Int { self == .syncCommits ? 8_000 : Int.max }
 
+        /// `photo_region_title` with its titles in byte order instead of `localizedStandard`.
+        static let binaryTitleIndex = "CREATE INDEX photo_region_title ON Photo (region_id, title, flickrNumber)"
+
         /// Changes a freshly created store into this variant's schema; returns the statements
         /// to run after the rows, which are timed with them.
         func prepare(_ db: OpaquePointer) throws -> [String] {
@@ -41,10 +44,7 @@ enum IngestCeiling {
             case .productSchema, .syncCommits:
                 return []
             case .binaryTitles:
-                try RawSQLite.check(sqlite3_exec(db, """
-                    DROP INDEX photo_region_title;
-                    CREATE INDEX photo_region_title ON Photo (region_id, title, flickrNumber)
-                    """, nil, nil, nil), db)
+                try RawSQLite.check(sqlite3_exec(db, "DROP INDEX photo_region_title; \(Self.binaryTitleIndex)", nil, nil, nil), db)
                 return []
             case .noPhotoIndexes, .indexesAfter, .queryIndexAfter:
                 let indexes = try IngestCeiling.declaredIndexes(of: "Photo", in: db)
@@ -53,7 +53,7 @@ enum IngestCeiling {
                 }
                 switch self {
                 case .indexesAfter: return indexes.map(\.sql)
-                case .queryIndexAfter: return ["CREATE INDEX photo_region_title ON Photo (region_id, title, flickrNumber)"]
+                case .queryIndexAfter: return [Self.binaryTitleIndex]
                 default: return []
                 }
             }

@@ -18,10 +18,6 @@ enum ProductBenchmarks {
         },
     ]
 
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
     // MARK: sync.ingest
 
     /// Sync and baseline alternate, `runs` times each (3 up to 100,000 photos, else 1), and
@@ -300,8 +296,7 @@ extension ProductBenchmarks {
         try withScratchDirectory { directory in
             let server = Process()
             server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            server.arguments = ["python3", repositoryRoot.appendingPathComponent("Tests/Fixtures/FlickrServer/flickr_server.py").path,
-                                "--data", repositoryRoot.appendingPathComponent("SampleData").path]
+            server.arguments = ["python3", Repository.flickrServer.path, "--data", Repository.sampleData.path]
             let serverOutput = Pipe()
             server.standardOutput = serverOutput
             try server.run()

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import SampleDataSupport
 
 /// The Flickr-compatible test server (`Tests/Fixtures/FlickrServer/flickr_server.py`),
 /// started on 127.0.0.1 and a free port for one test, and stopped when released.
@@ -13,10 +14,7 @@ public final class FlickrTestServer: @unchecked Sendable {
     /// The base of image URLs.
     public var imageBase: URL { URL(string: "http://127.0.0.1:\(port)")! }  // built from a number
 
-    /// The repository's root, found from this file's path.
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    public static let sampleData = repositoryRoot.appendingPathComponent("SampleData")
+    public static let sampleData = Repository.sampleData
 
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
@@ -25,7 +23,7 @@ public final class FlickrTestServer: @unchecked Sendable {
     /// Starts a server on `data` (default: the bundled SampleData); with `apiKey`, it
     /// answers error 100 to requests without that key.
     public init(data: URL = FlickrTestServer.sampleData, apiKey: String? = nil) throws {
-        let script = Self.repositoryRoot.appendingPathComponent("Tests/Fixtures/FlickrServer/flickr_server.py")
+        let script = Repository.flickrServer
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, "--data", data.path] + (apiKey.map { ["--api-key", $0] } ?? [])

@@ -4,9 +4,7 @@ import Foundation
 /// any size with the bundled set's shapes (and its non-ASCII titles). Tests and the
 /// benchmark harness share it so that both generate data the same way.
 public enum SampleDataGenerator {
-    public static let sampleData = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("SampleData")
-    public static let script = sampleData.appendingPathComponent("generate.py")
+    public static let script = Repository.sampleData.appendingPathComponent("generate.py")
 
     /// `photos` photos as JSON pages of 500, no images, into `directory`: the shape of a
     /// large sync's input (`sync.ingest`, the bulk-load crash test).
