@@ -71,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ResultsControllerTests",
-            dependencies: ["ResultsController", "Store", "StoreTestSupport"]
+            dependencies: ["ResultsController", "Store", "StoreTestSupport", "SampleDataSupport"]
         ),
         .testTarget(
             name: "TopRegionsKitTests",

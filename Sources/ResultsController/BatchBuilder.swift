@@ -6,7 +6,7 @@ struct Placement {
     var id: Int64
     var global: Int
     var path: IndexPath
-    var sectionKey: SQLValue
+    var sectionKey: SectionValue
 }
 
 /// An object present before and after a batch.
@@ -70,34 +70,77 @@ enum BatchBuilder {
         return stable
     }
 
+    /// Which sections a batch deletes and inserts: those that go or come, and those that
+    /// stay but change their order relative to the others (the fewest: all but a longest
+    /// run in the same order), each deleted at its old index and inserted at its new one.
+    struct SectionPlan {
+        var deleted: Set<Int>
+        var inserted: Set<Int>
+        var oldIndex: [SectionValue: Int]
+        var newIndex: [SectionValue: Int]
+
+        init(old: [SectionValue], new: [SectionValue]) {
+            oldIndex = Dictionary(old.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            newIndex = Dictionary(new.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            deleted = Set(old.indices.filter { [newIndex] in newIndex[old[$0]] == nil })
+            inserted = Set(new.indices.filter { [oldIndex] in oldIndex[new[$0]] == nil })
+            // Staying sections in their new order, by old index: those outside a longest
+            // increasing run are replaced.
+            let staying = new.compactMap { [oldIndex] value in oldIndex[value].map { (value: value, old: $0) } }
+            let kept = Set(BatchBuilder.longestIncreasingRun(staying.map(\.old)).map { staying[$0].value })
+            for entry in staying where !kept.contains(entry.value) { replace(entry.value) }
+        }
+
+        /// Reports a staying section as deleted and inserted again.
+        mutating func replace(_ value: SectionValue) {
+            if let old = oldIndex[value] { deleted.insert(old) }
+            if let new = newIndex[value] { inserted.insert(new) }
+        }
+    }
+
     /// The batch, or nil when a survivor that must move within its section has equal old and
     /// new index paths (the caller then diffs the whole result, where such survivors always
-    /// stay).
-    static func batch(oldSectionKeys: [SQLValue], newSectionKeys: [SQLValue], removed: [Placement], inserted: [Placement],
-                      survivors: [Survivor], stable: Set<Int64>) -> ChangeBatch? {
+    /// stay). `sectionIDs` gives the ids of a section after the batch, by new index.
+    static func batch(oldSections: [SectionValue], newSections: [SectionValue], removed: [Placement], inserted: [Placement],
+                      survivors: [Survivor], stable: Set<Int64>, sectionIDs: (Int) -> [Int64]) -> ChangeBatch? {
+        var plan = SectionPlan(old: oldSections, new: newSections)
+        // An object that changes section while keeping its index path cannot be a move (a
+        // move onto the same index path is refused): its new section is replaced instead,
+        // and the object only leaves its old one.
+        while let clash = survivors.first(where: { survivor in
+            survivor.old.sectionKey != survivor.new.sectionKey && survivor.old.path == survivor.new.path
+                && !plan.deleted.contains(survivor.old.path.section) && !plan.inserted.contains(survivor.new.path.section)
+        }) {
+            plan.replace(clash.new.sectionKey)
+        }
         var batch = ChangeBatch()
-        let oldKeys = Set(oldSectionKeys), newKeys = Set(newSectionKeys)
-        batch.sectionDeletes = oldSectionKeys.indices.filter { !newKeys.contains(oldSectionKeys[$0]) }
-        batch.sectionInserts = newSectionKeys.indices.filter { !oldKeys.contains(newSectionKeys[$0]) }
-        let deletedSections = Set(batch.sectionDeletes), insertedSections = Set(batch.sectionInserts)
-        batch.rowDeletes = removed.map { ChangeBatch.Row(id: $0.id, indexPath: $0.path) }
-        batch.rowInserts = inserted.map { ChangeBatch.Row(id: $0.id, indexPath: $0.path) }
+        batch.sectionDeletes = plan.deleted.sorted()
+        batch.sectionInserts = plan.inserted.sorted().map { index in
+            ChangeBatch.SectionInsert(index: index, section: Snapshot.Section(value: newSections[index], ids: sectionIDs(index)))
+        }
+        batch.rowDeletes = removed.filter { !plan.deleted.contains($0.path.section) }.map { ChangeBatch.Row(id: $0.id, indexPath: $0.path) }
+        batch.rowInserts = inserted.filter { !plan.inserted.contains($0.path.section) }.map { ChangeBatch.Row(id: $0.id, indexPath: $0.path) }
         for survivor in survivors {
-            if stable.contains(survivor.old.id) {
-                if survivor.contentChanged {
-                    batch.updates.append(ChangeBatch.Update(id: survivor.old.id, old: survivor.old.path, new: survivor.new.path))
-                }
-            } else if deletedSections.contains(survivor.old.path.section) || insertedSections.contains(survivor.new.path.section)
-                        || (survivor.old.path == survivor.new.path && survivor.old.sectionKey != survivor.new.sectionKey) {
-                // Out of a deleted section, into an inserted one, or into another section at
-                // the same index path: a move cannot say it, a delete and an insert can.
-                batch.rowDeletes.append(ChangeBatch.Row(id: survivor.old.id, indexPath: survivor.old.path))
+            let leavesDeleted = plan.deleted.contains(survivor.old.path.section)
+            let entersInserted = plan.inserted.contains(survivor.new.path.section)
+            switch (leavesDeleted, entersInserted) {
+            case (true, true):
+                continue  // both sides are covered by section operations
+            case (true, false):
                 batch.rowInserts.append(ChangeBatch.Row(id: survivor.old.id, indexPath: survivor.new.path))
-            } else if survivor.old.path == survivor.new.path {
-                return nil
-            } else {
-                batch.moves.append(ChangeBatch.Move(id: survivor.old.id, from: survivor.old.path, to: survivor.new.path,
-                                                   updated: survivor.contentChanged))
+            case (false, true):
+                batch.rowDeletes.append(ChangeBatch.Row(id: survivor.old.id, indexPath: survivor.old.path))
+            case (false, false):
+                if stable.contains(survivor.old.id) {
+                    if survivor.contentChanged {
+                        batch.updates.append(ChangeBatch.Update(id: survivor.old.id, old: survivor.old.path, new: survivor.new.path))
+                    }
+                } else if survivor.old.path == survivor.new.path {
+                    return nil
+                } else {
+                    batch.moves.append(ChangeBatch.Move(id: survivor.old.id, from: survivor.old.path, to: survivor.new.path,
+                                                       updated: survivor.contentChanged))
+                }
             }
         }
         batch.rowDeletes.sort { $0.indexPath < $1.indexPath }
@@ -107,17 +150,54 @@ enum BatchBuilder {
         return batch
     }
 
-    /// The batch as edits applied one at a time: rows out (highest first), sections out,
-    /// sections in, rows in (lowest first). Rows of deleted sections go with their section.
-    static func edits(_ batch: ChangeBatch, newSectionNames: [String]) -> [ArrayEdit] {
-        let deletedSections = Set(batch.sectionDeletes)
-        var leaving = batch.rowDeletes.map(\.indexPath) + batch.moves.map(\.from)
-        leaving.removeAll { deletedSections.contains($0.section) }
+    /// Positions of a longest strictly increasing subsequence of `values`, in order
+    /// (patience sorting, O(n log n)).
+    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []  // positions: tails[k] ends the best run of length k + 1
+        var previous = [Int](repeating: -1, count: values.count)
+        for (position, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[position] = tails[low - 1] }
+            if low == tails.count { tails.append(position) } else { tails[low] = position }
+        }
+        var run: [Int] = []
+        var cursor = tails.last ?? -1
+        while cursor >= 0 {
+            run.append(cursor)
+            cursor = previous[cursor]
+        }
+        return run.reversed()
+    }
+
+    /// The batch as edits applied one at a time: rows out of staying sections (highest
+    /// first), sections out, then sections in and rows in, lowest first (an inserted
+    /// section is inserted empty and filled row by row).
+    static func edits(_ batch: ChangeBatch) -> [ArrayEdit] {
+        let leaving = batch.rowDeletes.map(\.indexPath) + batch.moves.map(\.from)
         var edits: [ArrayEdit] = leaving.sorted(by: >).map { .removeRow($0) }
         edits += batch.sectionDeletes.sorted(by: >).map { .removeSection($0) }
-        edits += batch.sectionInserts.sorted().map { .insertSection($0, name: newSectionNames[$0]) }
-        let arriving = batch.rowInserts.map { ($0.indexPath, $0.id) } + batch.moves.map { ($0.to, $0.id) }
-        edits += arriving.sorted { $0.0 < $1.0 }.map { .insertRow($0.0, id: $0.1) }
+        var arriving = batch.rowInserts.map { ($0.indexPath, $0.id) } + batch.moves.map { ($0.to, $0.id) }
+        for insert in batch.sectionInserts {
+            arriving += insert.section.ids.enumerated().map { (IndexPath(row: $0.offset, section: insert.index), $0.element) }
+        }
+        arriving.sort { $0.0 < $1.0 }
+        var sectionsIn = batch.sectionInserts.makeIterator()
+        var nextSection = sectionsIn.next()
+        for (path, id) in arriving {
+            while let section = nextSection, section.index <= path.section {
+                edits.append(.insertSection(section.index, section.section.value))
+                nextSection = sectionsIn.next()
+            }
+            edits.append(.insertRow(path, id: id))
+        }
+        while let section = nextSection {
+            edits.append(.insertSection(section.index, section.section.value))
+            nextSection = sectionsIn.next()
+        }
         return edits
     }
 }

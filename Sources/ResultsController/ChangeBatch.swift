@@ -1,17 +1,30 @@
 import Foundation
-/// What one batch of changes does to a table, with UIKit's batch-update semantics:
-/// deletes (sections and rows) and the old side of moves and updates use index paths
-/// *before* the batch; inserts and the new side of moves and updates use index paths
-/// *after* it. Each object appears at most once: a moved object whose content also changed
-/// is one move flagged `updated`. No move has equal old and new paths (that is an update),
-/// and nothing moves out of a deleted section or into an inserted one (that is a delete
-/// plus an insert).
+
+/// What one batch of changes does to a table, with UIKit's batch-update semantics, in a
+/// canonical form:
+///
+/// - Deletes (sections and rows) and the old side of moves and updates use index paths
+///   *before* the batch; inserts and the new side of moves and updates use index paths
+///   *after* it.
+/// - No row operation lies inside a deleted or inserted section: a section delete covers
+///   its rows, and a section insert carries its rows (`SectionInsert.section.ids`). An
+///   object that leaves a deleted section for a surviving one is one row insert; one that
+///   leaves a surviving section for an inserted one is one row delete.
+/// - Each object appears at most once among row deletes, row inserts, moves and updates:
+///   a moved object whose content also changed is one move flagged `updated`.
+/// - No move has equal old and new paths (that is an update).
+/// - A change in the order of sections that stay is reported as those sections deleted
+///   and inserted again (the fewest such sections).
+///
+/// Applied to the table as it was before (`TableModel.apply(_:)`), it gives the table as
+/// it is after, with no other source of information.
 public struct ChangeBatch: Sendable, Equatable {
     public struct Move: Sendable, Equatable {
         public var id: Int64
         public var from: IndexPath
         public var to: IndexPath
-        /// The object's content changed too: redraw it at its new place.
+        /// The object's content changed too: redraw it at its new place once the batch is
+        /// applied (UIKit cannot reload a row that moves in the same batch).
         public var updated: Bool
 
         public init(id: Int64, from: IndexPath, to: IndexPath, updated: Bool) {
@@ -46,8 +59,21 @@ public struct ChangeBatch: Sendable, Equatable {
         }
     }
 
+    /// A section inserted at `index` (after the batch), with all of its rows.
+    public struct SectionInsert: Sendable, Equatable {
+        public var index: Int
+        public var section: Snapshot.Section
+
+        public init(index: Int, section: Snapshot.Section) {
+            self.index = index
+            self.section = section
+        }
+    }
+
+    /// Old indexes of the sections deleted.
     public var sectionDeletes: [Int] = []
-    public var sectionInserts: [Int] = []
+    /// The sections inserted, by new index, ascending.
+    public var sectionInserts: [SectionInsert] = []
     public var rowDeletes: [Row] = []
     public var rowInserts: [Row] = []
     public var moves: [Move] = []
@@ -55,35 +81,48 @@ public struct ChangeBatch: Sendable, Equatable {
 
     public init() {}
 
+    /// The new indexes of the inserted sections.
+    public var insertedSectionIndexes: [Int] { sectionInserts.map(\.index) }
+
     public var isEmpty: Bool {
         sectionDeletes.isEmpty && sectionInserts.isEmpty && rowDeletes.isEmpty && rowInserts.isEmpty
             && moves.isEmpty && updates.isEmpty
     }
 
-    /// Every object the batch names.
+    /// Every object the batch names, inserted sections' rows included.
     public var changedIDs: Set<Int64> {
-        Set(rowDeletes.map(\.id) + rowInserts.map(\.id) + moves.map(\.id) + updates.map(\.id))
+        Set(rowDeletes.map(\.id) + rowInserts.map(\.id) + moves.map(\.id) + updates.map(\.id)
+            + sectionInserts.flatMap(\.section.ids))
     }
 }
 
 /// One step of an array-edit script: applied in order, each index is valid at the moment
-/// it applies (for NSTableView-style consumers and terminal tables).
+/// it applies (for NSTableView-style consumers and terminal tables). An inserted section
+/// is inserted empty and then filled row by row.
 public enum ArrayEdit: Sendable, Equatable {
     case removeSection(Int)
-    case insertSection(Int, name: String)
+    case insertSection(Int, SectionValue)
     case removeRow(IndexPath)
     case insertRow(IndexPath, id: Int64)
 }
 
-/// The names and ids of a controller's sections at one moment.
+/// The sections of a controller, with their ids, at one moment.
 public struct Snapshot: Sendable, Equatable {
     public struct Section: Sendable, Equatable {
-        public var name: String
+        /// The section's identity (NULL for an unsectioned controller's one section).
+        public var value: SectionValue
         public var ids: [Int64]
+        /// The section's name (`""` for NULL).
+        public var name: String { value.name }
 
-        public init(name: String, ids: [Int64]) {
-            self.name = name
+        public init(value: SectionValue, ids: [Int64]) {
+            self.value = value
             self.ids = ids
+        }
+
+        /// A section whose value is the text `name`.
+        public init(name: String, ids: [Int64]) {
+            self.init(value: SectionValue(.text(name)), ids: ids)
         }
     }
 
@@ -98,6 +137,8 @@ public struct Snapshot: Sendable, Equatable {
 public struct ResultsChange: Sendable {
     public var batch: ChangeBatch
     public var edits: [ArrayEdit]
+    /// The controller's sections after the batch (empty when the controller's
+    /// `includesSnapshots` is off).
     public var snapshot: Snapshot
     /// The store token of the newest commit the batch includes (nil for a changed request).
     public var token: Int64?

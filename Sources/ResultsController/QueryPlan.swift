@@ -58,8 +58,8 @@ struct QueryPlan {
         return unlimited
     }
 
-    func sectionKey(in keys: [SQLValue]) -> SQLValue {
-        isSectioned ? keys[0] : .null
+    func sectionKey(in keys: [SQLValue]) -> SectionValue {
+        isSectioned ? SectionValue(keys[0]) : .null
     }
 
     func makeSectionList() -> SectionList {

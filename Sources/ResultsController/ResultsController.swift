@@ -8,12 +8,20 @@ import Store
 /// It holds ids and sort keys, not records; records are loaded a batch at a time when asked
 /// for. A change of k objects among n results costs O(k log n) plus one query for the k
 /// objects; a changed request, a limited request, or a gap in the history is a refetch and
-/// an O(n log n) diff, reported just the same. Thread-safe; delegate calls and stream
-/// elements come on the thread that delivered the commit.
+/// an O(n log n) diff, reported just the same.
+///
+/// Every commit in the store's history reaches the controller exactly once, in token
+/// order, whoever made it (`processedToken` says how far it has got). Thread-safe. Commits
+/// are processed, and delegate calls and stream elements delivered, on the thread that
+/// noticed the commit (the committing thread for this process's commits, the store's
+/// observation queue for others'), unless a `deliveryQueue` is given: then on that queue.
+///
+/// `@unchecked Sendable`: all mutable state is guarded by `lock`.
 public final class ResultsController<R: Record>: @unchecked Sendable {
     public let store: Store
     public private(set) var request: FetchRequest
-    public let sectionKeyPath: String?
+    /// The key path whose value groups the results into sections; nil: one section.
+    public private(set) var sectionKeyPath: String?
     /// Keys whose change alone is not shown (for example a `displayOrder` that only places
     /// the row): a change to them moves rows but does not report an update.
     public let undisplayedKeys: Set<String>
@@ -21,20 +29,53 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     /// reused by a later `performFetch` of the same request (in any process) while the
     /// history shows no relevant change since.
     public let cacheName: String?
-    /// Whether the last `performFetch` was served from the cache.
-    public private(set) var lastFetchUsedCache = false
-    public weak var delegate: ResultsControllerDelegate?
-    /// The index title of a section; default: the first letter of its name, capitalized.
-    public var sectionIndexTitle: @Sendable (String) -> String? = { name in name.first.map { String($0).uppercased() } }
-    /// Records loaded together when one is asked for.
-    public var fetchBatchSize = 20
-    /// Whether each reported change carries a snapshot of all ids (O(n) to build).
-    public var includesSnapshots = true
-    /// Seconds the last commit took to process, from the event to the batch (query included).
-    public private(set) var lastUpdateSeconds: Double = 0
+    /// Where commits are processed and delegate calls made; nil: on the thread that noticed
+    /// the commit. A serial queue (the main queue of a UI, say) sees the controller's
+    /// state and its delegate calls in step.
+    public let deliveryQueue: DispatchQueue?
 
     // The state below is guarded by `lock` (recursive: a delegate may read the controller).
     private let lock = NSRecursiveLock()
+    private let processed = NSCondition()
+    /// `lastToken` as waiters see it, guarded by `processed`.
+    private var processedThrough: Int64 = 0
+    private var _lastFetchUsedCache = false
+    private weak var _delegate: ResultsControllerDelegate?
+    private var _sectionIndexTitle: @Sendable (String) -> String? = { name in name.first.map { String($0).uppercased() } }
+    private var _fetchBatchSize = 20
+    private var _includesSnapshots = true
+    private var _lastUpdateSeconds: Double = 0
+
+    /// Whether the last `performFetch` was served from the cache.
+    public var lastFetchUsedCache: Bool { locked { _lastFetchUsedCache } }
+    public var delegate: ResultsControllerDelegate? {
+        get { locked { _delegate } }
+        set { locked { _delegate = newValue } }
+    }
+    /// The index title of a section; default: the first letter of its name, capitalized.
+    public var sectionIndexTitle: @Sendable (String) -> String? {
+        get { locked { _sectionIndexTitle } }
+        set { locked { _sectionIndexTitle = newValue } }
+    }
+    /// Records loaded together when one is asked for.
+    public var fetchBatchSize: Int {
+        get { locked { _fetchBatchSize } }
+        set { locked { _fetchBatchSize = max(1, newValue) } }
+    }
+    /// Whether each reported change carries a snapshot of all ids (O(n) to build).
+    public var includesSnapshots: Bool {
+        get { locked { _includesSnapshots } }
+        set { locked { _includesSnapshots = newValue } }
+    }
+    /// Seconds the last commit took to process, from the event to the batch (query included).
+    public var lastUpdateSeconds: Double { locked { _lastUpdateSeconds } }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
     private var plan: QueryPlan
     private var entries: OrderedEntries
     private var sectionList: SectionList
@@ -52,7 +93,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     /// the request has no sort key, when the first sort key does not order by the section
     /// key, or when a key path does not fit the schema.
     public init(store: Store, request: FetchRequest, sectionKeyPath: String? = nil, undisplayedKeys: Set<String> = [],
-                cacheName: String? = nil) throws {
+                cacheName: String? = nil, deliveryQueue: DispatchQueue? = nil) throws {
         guard request.entityName == R.entity.name else {
             throw ResultsControllerError("The request fetches \(request.entityName), but the controller shows \(R.entity.name)")
         }
@@ -61,12 +102,18 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         self.sectionKeyPath = sectionKeyPath
         self.undisplayedKeys = undisplayedKeys
         self.cacheName = cacheName
+        self.deliveryQueue = deliveryQueue
         self.plan = try QueryPlan(request: request, sectionKeyPath: sectionKeyPath, schema: store.schema)
         self.entries = OrderedEntries(order: plan.order)
         self.sectionList = plan.makeSectionList()
         // Key paths are checked by compiling the query once.
         _ = try store.read { try $0.count(FetchRequest(entityName: request.entityName, predicate: request.predicate,
                                                        sortDescriptors: plan.sortKeys, fetchLimit: 0)) }
+    }
+
+    /// Whether the store has committed anything this controller has not processed yet.
+    public var isBehindStore: Bool {
+        ((try? store.currentToken()) ?? 0) > processedToken
     }
 
     deinit {
@@ -81,14 +128,58 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if observation == nil {
-            observation = store.observe { [weak self] event in self?.handle(event) }
+            let queue = deliveryQueue
+            observation = store.observe { [weak self] event in
+                guard let queue else {
+                    self?.handle(event)
+                    return
+                }
+                queue.async { [weak self] in self?.handle(event) }
+            }
         }
-        lastFetchUsedCache = try loadFromCache()
-        if !lastFetchUsedCache {
+        _lastFetchUsedCache = try loadFromCache()
+        if !_lastFetchUsedCache {
             try reload()
             try saveToCache()
         }
         hasFetched = true
+        signalProcessed()
+    }
+
+    // MARK: Progress through the history
+
+    /// The newest history token whose commit the controller has taken into account (0
+    /// before `performFetch`): every commit up to it is reflected in its state and has
+    /// been reported.
+    public var processedToken: Int64 { locked { lastToken } }
+
+    /// Waits until the controller has processed the commit with `token` (from
+    /// `Store.commit`) or a later one; false when `timeout` passed first.
+    public func waitUntilProcessed(through token: Int64, timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        processed.lock()
+        defer { processed.unlock() }
+        while processedThrough < token {
+            if !processed.wait(until: deadline) { return processedThrough >= token }
+        }
+        return true
+    }
+
+    /// `waitUntilProcessed(through:timeout:)` for async callers, off the cooperative pool.
+    public func processed(through token: Int64, timeout: TimeInterval) async -> Bool {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: self.waitUntilProcessed(through: token, timeout: timeout)) }
+        }
+    }
+
+    /// Publishes `lastToken` to waiters. Called with or without `lock` held; `processed`
+    /// is only ever taken inside `lock`, never the other way round.
+    private func signalProcessed() {
+        let token = locked { lastToken }
+        processed.lock()
+        processedThrough = max(processedThrough, token)
+        processed.broadcast()
+        processed.unlock()
     }
 
     /// Forgets a cache by name.
@@ -123,19 +214,28 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
                                              data: ResultsCache.encode(ids: ids, keys: keys)), named: cacheName)
     }
 
-    /// Replaces the request (predicate, sort, limit) and reports the difference as a batch.
+    /// Replaces the request (predicate, sort, limit) and reports the difference as a batch,
+    /// on the calling thread.
     public func setRequest(_ newRequest: FetchRequest) throws {
+        try setRequest(newRequest, sectionKeyPath: locked { sectionKeyPath })
+    }
+
+    /// Replaces the request and the section key path (nil: one section), and reports the
+    /// difference as a batch: sections are matched by value (`SectionValue`) across the
+    /// change.
+    public func setRequest(_ newRequest: FetchRequest, sectionKeyPath newSectionKeyPath: String?) throws {
         lock.lock()
         defer { lock.unlock() }
         guard newRequest.entityName == request.entityName else {
             throw ResultsControllerError("A controller cannot change entity (\(request.entityName) to \(newRequest.entityName))")
         }
-        let newPlan = try QueryPlan(request: newRequest, sectionKeyPath: sectionKeyPath, schema: store.schema)
+        let newPlan = try QueryPlan(request: newRequest, sectionKeyPath: newSectionKeyPath, schema: store.schema)
         let before = capture()
         request = newRequest
+        sectionKeyPath = newSectionKeyPath
         plan = newPlan
         try reload()
-        if hasFetched { report(diff(from: before, contentChanged: []), token: nil, oldSectionKeys: before.sectionKeys) }
+        if hasFetched { report(diff(from: before, contentChanged: []), token: nil, oldSections: before.sections) }
     }
 
     // MARK: Reading
@@ -164,8 +264,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return sectionList.sections.map { section in
-            let name = SectionList.name(of: section.key)
-            return SectionInfo(name: name, indexTitle: sectionIndexTitle(name), numberOfObjects: section.count)
+            SectionInfo(value: section.value, indexTitle: _sectionIndexTitle(section.value.name), numberOfObjects: section.count)
         }
     }
 
@@ -204,7 +303,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         }
         if let cached = recordCache[id] { return cached }
         let global = starts[indexPath.section] + indexPath.row
-        let batch = (max(0, global - fetchBatchSize / 2)..<min(entries.count, global + fetchBatchSize / 2 + 1)).map { entries.id(at: $0) }
+        let batch = (max(0, global - _fetchBatchSize / 2)..<min(entries.count, global + _fetchBatchSize / 2 + 1)).map { entries.id(at: $0) }
         if recordCache.count + batch.count > Self.recordCacheLimit { recordCache.removeAll(keepingCapacity: true) }
         for record in try store.read({ try $0.fetch(R.self, ids: batch) }) {
             if let recordID = record.id { recordCache[recordID] = record }
@@ -254,10 +353,13 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
 
     private func handle(_ event: StoreEvent) {
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            lock.unlock()
+            signalProcessed()
+        }
         guard hasFetched else { return }
         let started = DispatchTime.now().uptimeNanoseconds
-        defer { lastUpdateSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
+        defer { _lastUpdateSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
         do {
             switch event {
             case .historyGap(let token):
@@ -265,8 +367,10 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
                 try reload()
                 lastToken = max(lastToken, token)
                 // What changed is unknown: every row that stayed may have changed.
-                report(diff(from: before, contentChanged: nil), token: token, oldSectionKeys: before.sectionKeys)
+                report(diff(from: before, contentChanged: nil), token: token, oldSections: before.sections)
             case .committed(let entry, _):
+                // The store hands every commit once, in order: an older token is one this
+                // controller's own fetch already included.
                 guard entry.token > lastToken else { return }
                 lastToken = entry.token
                 try apply(entry)
@@ -276,7 +380,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
             // a fresh fetch, reported as a batch; if even that fails, the next commit retries.
             let before = capture()
             if (try? reload()) != nil {
-                report(diff(from: before, contentChanged: nil), token: nil, oldSectionKeys: before.sectionKeys)
+                report(diff(from: before, contentChanged: nil), token: lastToken, oldSections: before.sections)
             }
         }
     }
@@ -285,7 +389,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         let affected = try plan.affectedIDs(by: entry.changes, undisplayedKeys: undisplayedKeys, store: store)
         guard !affected.all.isEmpty else { return }
         for id in affected.all { recordCache.removeValue(forKey: id) }
-        let oldSectionKeys = sectionList.sections.map(\.key)
+        let oldSections = sectionList.values
         let batch: ChangeBatch
         if request.fetchLimit != nil || request.fetchOffset > 0 {
             // The window's edge moves: refetch the window (it is bounded) and diff it.
@@ -295,13 +399,13 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         } else {
             batch = try incremental(affected)
         }
-        if entry.author != userDrivenAuthor { report(batch, token: entry.token, oldSectionKeys: oldSectionKeys) }
+        if entry.author != userDrivenAuthor { report(batch, token: entry.token, oldSections: oldSections) }
     }
 
     /// Applies the new state of the k affected objects to the ordered entries.
     private func incremental(_ affected: AffectedIDs) throws -> ChangeBatch {
         let oldStarts = starts
-        let oldSectionKeys = sectionList.sections.map(\.key)
+        let oldSections = sectionList.values
         var oldPlacements: [Int64: Placement] = [:]
         for id in affected.all {
             if let placement = placement(of: id, starts: oldStarts) { oldPlacements[id] = placement }
@@ -338,14 +442,14 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
             survivor.old.global - (oldRank[survivor.old.id] ?? 0) == survivor.new.global - (newRank[survivor.old.id] ?? 0)
         }
         let stable = BatchBuilder.stableSurvivors(candidates)
-        if let batch = BatchBuilder.batch(oldSectionKeys: oldSectionKeys, newSectionKeys: sectionList.sections.map(\.key),
-                                          removed: removed, inserted: inserted, survivors: survivors, stable: stable) {
+        if let batch = BatchBuilder.batch(oldSections: oldSections, newSections: sectionList.values, removed: removed,
+                                          inserted: inserted, survivors: survivors, stable: stable, sectionIDs: currentIDs(ofSection:)) {
             return batch
         }
         // Rare: keeping order would need a move onto the same index path. Rebuild the old
         // order from the new one and diff the whole result instead.
         let before = reconstructOld(oldPlacements: oldPlacements, newPlacements: newPlacements, oldStarts: oldStarts,
-                                    oldSectionKeys: oldSectionKeys)
+                                    oldSections: oldSections)
         return diff(from: before, contentChanged: affected.contentChanged)
     }
 
@@ -362,44 +466,50 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
                          sectionKey: plan.sectionKey(in: keys))
     }
 
+    /// The ids of a section as the controller holds it now.
+    private func currentIDs(ofSection index: Int) -> [Int64] {
+        let start = starts[index]
+        return (start..<start + sectionList.sections[index].count).map { entries.id(at: $0) }
+    }
+
     // MARK: Whole-result diffs
 
     /// The state before a change, enough to diff against.
     struct Captured {
         var ids: [Int64]
-        var sectionKeys: [SQLValue]
+        var sections: [SectionValue]
         var starts: [Int]
     }
 
     private func capture() -> Captured {
-        Captured(ids: entries.allIDs, sectionKeys: sectionList.sections.map(\.key), starts: starts)
+        Captured(ids: entries.allIDs, sections: sectionList.values, starts: starts)
     }
 
     private func reconstructOld(oldPlacements: [Int64: Placement], newPlacements: [Int64: Placement], oldStarts: [Int],
-                                oldSectionKeys: [SQLValue]) -> Captured {
+                                oldSections: [SectionValue]) -> Captured {
         var ids = entries.allIDs.filter { newPlacements[$0] == nil }
         for placement in oldPlacements.values.sorted(by: { $0.global < $1.global }) {
             ids.insert(placement.id, at: placement.global)
         }
-        return Captured(ids: ids, sectionKeys: oldSectionKeys, starts: oldStarts)
+        return Captured(ids: ids, sections: oldSections, starts: oldStarts)
     }
 
     /// Diffs the whole result against `before`. `contentChanged` nil means unknown: every
     /// survivor is reported updated.
     private func diff(from before: Captured, contentChanged: Set<Int64>?) -> ChangeBatch {
         let newIDs = entries.allIDs
-        let newSectionKeys = sectionList.sections.map(\.key)
-        func placements(_ ids: [Int64], _ starts: [Int], _ keys: [SQLValue]) -> [Int64: Placement] {
+        let newSections = sectionList.values
+        func placements(_ ids: [Int64], _ starts: [Int], _ sections: [SectionValue]) -> [Int64: Placement] {
             var result: [Int64: Placement] = [:]
             result.reserveCapacity(ids.count)
             for (global, id) in ids.enumerated() {
                 let path = SectionList.indexPath(of: global, starts: starts)
-                result[id] = Placement(id: id, global: global, path: path, sectionKey: keys.isEmpty ? .null : keys[path.section])
+                result[id] = Placement(id: id, global: global, path: path, sectionKey: sections.isEmpty ? .null : sections[path.section])
             }
             return result
         }
-        let old = placements(before.ids, before.starts, before.sectionKeys)
-        let new = placements(newIDs, starts, newSectionKeys)
+        let old = placements(before.ids, before.starts, before.sections)
+        let new = placements(newIDs, starts, newSections)
         let removed = before.ids.compactMap { old[$0] }.filter { new[$0.id] == nil }
         let inserted = newIDs.compactMap { new[$0] }.filter { old[$0.id] == nil }
         let survivors = before.ids.compactMap { id -> Survivor? in
@@ -407,17 +517,18 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
             return Survivor(old: oldPlacement, new: newPlacement, contentChanged: contentChanged?.contains(id) ?? true)
         }
         let stable = BatchBuilder.stableSurvivors(survivors)
-        if let batch = BatchBuilder.batch(oldSectionKeys: before.sectionKeys, newSectionKeys: newSectionKeys, removed: removed,
-                                          inserted: inserted, survivors: survivors, stable: stable) {
+        let sectionIDs: (Int) -> [Int64] = { index in Array(newIDs[self.starts[index]..<self.starts[index] + self.sectionList.sections[index].count]) }
+        if let batch = BatchBuilder.batch(oldSections: before.sections, newSections: newSections, removed: removed,
+                                          inserted: inserted, survivors: survivors, stable: stable, sectionIDs: sectionIDs) {
             return batch
         }
         // Cannot happen (survivors on equal paths always stay in a whole diff); should it,
         // replace every section rather than report nothing.
         var reset = ChangeBatch()
-        reset.sectionDeletes = Array(before.sectionKeys.indices)
-        reset.sectionInserts = Array(newSectionKeys.indices)
-        reset.rowDeletes = before.ids.compactMap { old[$0] }.map { ChangeBatch.Row(id: $0.id, indexPath: $0.path) }
-        reset.rowInserts = newIDs.compactMap { new[$0] }.map { ChangeBatch.Row(id: $0.id, indexPath: $0.path) }
+        reset.sectionDeletes = Array(before.sections.indices)
+        reset.sectionInserts = newSections.indices.map { index in
+            ChangeBatch.SectionInsert(index: index, section: Snapshot.Section(value: newSections[index], ids: sectionIDs(index)))
+        }
         return reset
     }
 
@@ -440,8 +551,8 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     private func load(ids: [Int64], keys: [SQLValue]) {
         if entries.order.keyCount != plan.keyPaths.count || plan.sortKeys != currentSortKeys {
             entries = OrderedEntries(order: plan.order)
-            sectionList = plan.makeSectionList()
         }
+        sectionList = plan.makeSectionList()
         currentSortKeys = plan.sortKeys
         entries.load(ids: ids, keys: keys)
         let keyCount = max(1, plan.keyPaths.count)
@@ -458,24 +569,23 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         var sections: [Snapshot.Section] = []
         let ids = entries.allIDs
         for (index, section) in sectionList.sections.enumerated() {
-            sections.append(Snapshot.Section(name: SectionList.name(of: section.key), ids: Array(ids[starts[index]..<starts[index] + section.count])))
+            sections.append(Snapshot.Section(value: section.value, ids: Array(ids[starts[index]..<starts[index] + section.count])))
         }
         return Snapshot(sections: sections)
     }
 
-    private func report(_ batch: ChangeBatch, token: Int64?, oldSectionKeys: [SQLValue]) {
+    private func report(_ batch: ChangeBatch, token: Int64?, oldSections: [SectionValue]) {
         guard !batch.isEmpty else { return }
-        let names = sectionList.sections.map { SectionList.name(of: $0.key) }
-        let change = ResultsChange(batch: batch, edits: BatchBuilder.edits(batch, newSectionNames: names),
-                                   snapshot: includesSnapshots ? makeSnapshot() : Snapshot(sections: []), token: token)
-        if let delegate {
+        let change = ResultsChange(batch: batch, edits: BatchBuilder.edits(batch),
+                                   snapshot: _includesSnapshots ? makeSnapshot() : Snapshot(sections: []), token: token)
+        if let delegate = _delegate {
             delegate.controllerWillChangeContent(self)
             for section in batch.sectionDeletes {
-                let name = section < oldSectionKeys.count ? SectionList.name(of: oldSectionKeys[section]) : ""
+                let name = section < oldSections.count ? oldSections[section].name : ""
                 delegate.controller(self, didChangeSection: name, atIndex: section, for: .delete)
             }
-            for section in batch.sectionInserts {
-                delegate.controller(self, didChangeSection: names[section], atIndex: section, for: .insert)
+            for insert in batch.sectionInserts {
+                delegate.controller(self, didChangeSection: insert.section.name, atIndex: insert.index, for: .insert)
             }
             for row in batch.rowDeletes { delegate.controller(self, didChangeObject: row.id, at: row.indexPath, for: .delete, newIndexPath: nil) }
             for row in batch.rowInserts { delegate.controller(self, didChangeObject: row.id, at: nil, for: .insert, newIndexPath: row.indexPath) }

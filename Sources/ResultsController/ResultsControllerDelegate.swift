@@ -14,8 +14,10 @@ public enum ObjectChange: Sendable, Equatable {
 }
 
 /// Told of each batch in Apple's order: will-change; section changes; object changes
-/// (deletes, inserts, moves, updates); did-change. Called on the thread that delivered the
-/// store's commit, with the controller already in its new state.
+/// (deletes, inserts, moves, updates); did-change. The calls follow the batch's canonical
+/// form (`ChangeBatch`): no row call inside a deleted or inserted section. Called where the
+/// controller delivers (its `deliveryQueue`, else the thread that noticed the commit), with
+/// the controller already in its new state.
 public protocol ResultsControllerDelegate: AnyObject {
     func controllerWillChangeContent(_ controller: AnyObject)
     /// `index` is the section's index before the batch for a delete, after it for an insert.
@@ -37,12 +39,15 @@ extension ResultsControllerDelegate {
 
 /// A section as the controller shows it.
 public struct SectionInfo: Sendable, Equatable {
-    public var name: String
+    /// The section's identity: its key's value (NULL apart from `""`).
+    public var value: SectionValue
+    /// The value as text; NULL is named `""`.
+    public var name: String { value.name }
     public var indexTitle: String?
     public var numberOfObjects: Int
 
-    public init(name: String, indexTitle: String?, numberOfObjects: Int) {
-        self.name = name
+    public init(value: SectionValue, indexTitle: String?, numberOfObjects: Int) {
+        self.value = value
         self.indexTitle = indexTitle
         self.numberOfObjects = numberOfObjects
     }

@@ -1,12 +1,12 @@
 import Foundation
 import Store
 
-/// The sections of a sectioned controller: one per distinct value of the section key, in
-/// the order of the first sort key, each with its count. Values are compared exactly
-/// (binary), so two names a collation calls equal are still two sections.
+/// The sections of a sectioned controller: one per distinct value of the section key
+/// (`SectionValue`: compared exactly), in the order of the first sort key with the binary
+/// tie-break, each with its count.
 struct SectionList {
     struct Section {
-        var key: SQLValue
+        var value: SectionValue
         var count: Int
     }
 
@@ -20,68 +20,61 @@ struct SectionList {
         self.collation = collation
         self.ascending = ascending
         self.isSectioned = isSectioned
-        if !isSectioned { sections = [Section(key: .null, count: 0)] }
+        if !isSectioned { sections = [Section(value: .null, count: 0)] }
     }
 
     var count: Int { sections.count }
+    var values: [SectionValue] { sections.map(\.value) }
 
-    static func name(of key: SQLValue) -> String {
-        switch key {
-        case .null: return ""
-        case .integer(let value): return String(value)
-        case .real(let value): return String(value)
-        case .text(let value): return value
-        case .blob(let bytes): return bytes.map { String(format: "%02x", $0) }.joined()
-        }
-    }
-
-    private func precedes(_ left: SQLValue, _ right: SQLValue) -> Bool {
-        var order = KeyOrder.compare(left, right, collation)
-        if order == .orderedSame { order = KeyOrder.compare(left, right, .binary) }
+    /// The controller's order of section values: the collation, then binary, which is also
+    /// the order that tells sections apart.
+    private func precedes(_ left: SectionValue, _ right: SectionValue) -> Bool {
+        var order = KeyOrder.compare(left.value, right.value, collation)
+        if order == .orderedSame { order = KeyOrder.compare(left.value, right.value, .binary) }
         if order == .orderedSame { return false }
         return (order == .orderedAscending) == ascending
     }
 
-    /// Where `key`'s section is, or would be inserted.
-    func position(of key: SQLValue) -> (index: Int, exists: Bool) {
+    /// Where `value`'s section is, or would be inserted.
+    func position(of value: SectionValue) -> (index: Int, exists: Bool) {
         guard isSectioned else { return (0, true) }
         var low = 0, high = sections.count
         while low < high {
             let middle = (low + high) / 2
-            if precedes(sections[middle].key, key) { low = middle + 1 } else { high = middle }
+            if precedes(sections[middle].value, value) { low = middle + 1 } else { high = middle }
         }
-        let exists = low < sections.count && sections[low].key == key
+        let exists = low < sections.count && sections[low].value == value
         return (low, exists)
     }
 
-    mutating func add(_ key: SQLValue) {
-        let (index, exists) = position(of: key)
+    mutating func add(_ value: SectionValue) {
+        let (index, exists) = position(of: value)
         if exists {
             sections[index].count += 1
         } else {
-            sections.insert(Section(key: key, count: 1), at: index)
+            sections.insert(Section(value: value, count: 1), at: index)
         }
     }
 
-    mutating func remove(_ key: SQLValue) {
-        let (index, exists) = position(of: key)
+    mutating func remove(_ value: SectionValue) {
+        let (index, exists) = position(of: value)
         guard exists else { return }
         sections[index].count -= 1
         if sections[index].count == 0 && isSectioned { sections.remove(at: index) }
     }
 
-    /// Rebuilds from keys already in order.
-    mutating func load(_ orderedKeys: [SQLValue]) {
+    /// Rebuilds from values already in the controller's order.
+    mutating func load(_ orderedValues: [SectionValue]) {
         guard isSectioned else {
-            sections = [Section(key: .null, count: orderedKeys.count)]
+            sections = [Section(value: .null, count: orderedValues.count)]
             return
         }
         sections = []
-        for key in orderedKeys {
-            if let last = sections.last, last.key == key {
+        for value in orderedValues {
+            if let last = sections.last, last.value == value {
                 sections[sections.count - 1].count += 1
             } else {
-                sections.append(Section(key: key, count: 1))
+                sections.append(Section(value: value, count: 1))
             }
         }
     }

@@ -64,3 +64,12 @@ enum History {
         return deleted
     }
 }
+
+/// What a write transaction returned, and the history token of its commit.
+public struct Commit<Value> {
+    public var value: Value
+    /// The commit's token; nil when the transaction changed nothing (no history entry).
+    public var token: Int64?
+}
+
+extension Commit: Sendable where Value: Sendable {}

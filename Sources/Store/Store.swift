@@ -50,9 +50,8 @@ public final class Store: Sendable {
             try reader.execute("PRAGMA query_only = 1")
             return reader
         }
-        self.notifier = ChangeNotifier()
-        notifier.remoteSource = RemoteCommitPoller(path: path, origin: origin,
-                                                   interval: configuration.observationInterval,
+        self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
+        notifier.remoteSource = RemoteCommitPoller(path: path, interval: configuration.observationInterval,
                                                    busyMilliseconds: busyMilliseconds)
     }
 
@@ -69,11 +68,24 @@ public final class Store: Sendable {
         self.configuration = configuration
         self.origin = UUID().uuidString
         self.pool = ConnectionPool(writer: connection, maximumReaders: 1, makeReader: nil)
-        self.notifier = ChangeNotifier()
+        self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
     }
 
     deinit {
         notifier.stop()
+    }
+
+    /// The history as the notifier reads it to catch up on commits it was not handed.
+    private static func historySource(_ pool: ConnectionPool) -> HistorySource {
+        HistorySource(entries: { token in
+            try pool.withReader { connection in
+                try connection.execute("BEGIN DEFERRED")
+                defer { try? connection.execute("COMMIT") }
+                return try History.entries(since: token, on: connection)
+            }
+        }, currentToken: {
+            try pool.withReader { try History.currentToken(on: $0) }
+        })
     }
 
     /// Closes the store: later calls throw `closed`; observers stop.
@@ -98,6 +110,14 @@ public final class Store: Sendable {
     /// `author`), and the history keeps it.
     @discardableResult
     public func write<T>(author: String? = nil, _ body: (Transaction) throws -> T) throws -> T {
+        try commit(author: author, body).value
+    }
+
+    /// `write`, also returning the commit's history token (nil when the transaction changed
+    /// nothing): a caller can wait until a results controller has processed it
+    /// (`ResultsController.waitUntilProcessed(through:timeout:)`).
+    @discardableResult
+    public func commit<T>(author: String? = nil, _ body: (Transaction) throws -> T) throws -> Commit<T> {
         defer { notifier.deliverPending() }
         return try pool.withWriter { connection in
             try connection.execute("BEGIN IMMEDIATE")
@@ -112,8 +132,8 @@ public final class Store: Sendable {
                 }
                 try trimHistoryIfDue(connection)
                 try connection.execute("COMMIT")
-                if let entry { notifier.enqueue(.committed(entry, isLocal: true)) }
-                return result
+                if let entry { notifier.enqueueLocal(entry) }
+                return Commit(value: result, token: entry?.token)
             } catch {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }
                 throw error

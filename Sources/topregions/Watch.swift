@@ -14,7 +14,17 @@ final class WatchPrinter: ResultsControllerDelegate, @unchecked Sendable {
     private var batches = 0
     var onBatch: (@Sendable (Int) -> Void)?
     weak var controller: AnyObject?
-    var sectionsProvider: () -> [(name: String, count: Int)] = { [] }
+    var sectionsProvider: () -> [(name: String, value: SectionValue, count: Int)] = { [] }
+
+    /// A section's value in JSON: null, a number or a string.
+    static func json(_ value: SectionValue) -> Any {
+        switch value.value {
+        case .null: return NSNull()
+        case .integer(let number): return number
+        case .real(let number): return number
+        case .text, .blob: return value.name
+        }
+    }
 
     init(output: Output, headers: [String], row: @escaping (IndexPath) -> Any, columns: @escaping (IndexPath) -> [String]) {
         self.output = output
@@ -26,7 +36,8 @@ final class WatchPrinter: ResultsControllerDelegate, @unchecked Sendable {
     func printSnapshot() {
         if output.json {
             output.emit(["type": "snapshot", "sections": sectionsProvider().enumerated().map { index, section in
-                ["name": section.name, "rows": (0..<section.count).map { row(IndexPath(row: $0, section: index)) }] as [String: Any]
+                ["name": section.name, "value": Self.json(section.value),
+                 "rows": (0..<section.count).map { row(IndexPath(row: $0, section: index)) }] as [String: Any]
             }] as [String: Any])
         } else {
             redraw()
@@ -50,7 +61,10 @@ final class WatchPrinter: ResultsControllerDelegate, @unchecked Sendable {
             output.emit([
                 "type": "batch",
                 "sectionDeletes": batch.sectionDeletes,
-                "sectionInserts": batch.sectionInserts,
+                "sectionInserts": batch.sectionInserts.map { insert in
+                    ["index": insert.index, "name": insert.section.name, "value": Self.json(insert.section.value),
+                     "rows": insert.section.ids.indices.map { row(IndexPath(row: $0, section: insert.index)) }] as [String: Any]
+                },
                 "deletes": batch.rowDeletes.map { path($0.indexPath) },
                 "inserts": batch.rowInserts.map { path($0.indexPath) + [row($0.indexPath)] },
                 "moves": batch.moves.map { path($0.from) + path($0.to) + [row($0.to)] },
@@ -98,7 +112,7 @@ extension Commands {
                 return ["\(path.row + 1)", region.name, region.country ?? "", "\(region.photographerCount)", "\(region.photoCount)"]
             })
             controller.delegate = printer
-            printer.sectionsProvider = { controller.sections.map { ($0.name, $0.numberOfObjects) } }
+            printer.sectionsProvider = { controller.sections.map { ($0.name, $0.value, $0.numberOfObjects) } }
             try controller.performFetch()
             keepAlive = controller
         case "recents", "favorites", "photos":
@@ -128,7 +142,7 @@ extension Commands {
                 return [photo.flickrID, photo.title, photo.photographer ?? ""]
             })
             controller.delegate = printer
-            printer.sectionsProvider = { controller.sections.map { ($0.name, $0.numberOfObjects) } }
+            printer.sectionsProvider = { controller.sections.map { ($0.name, $0.value, $0.numberOfObjects) } }
             try controller.performFetch()
             keepAlive = controller
         default:

@@ -195,7 +195,7 @@ struct TableModelTests {
         #expect(rejects(batch, after: Snapshot(sections: [before.sections[0], Snapshot.Section(name: "B", ids: [4, 9])]),
                         "attempt to insert row 7 into section 1, but there are only 2 rows in section 1 after the update"))
         batch = ChangeBatch()
-        batch.sectionInserts = [2]
+        batch.sectionInserts = [ChangeBatch.SectionInsert(index: 2, section: Snapshot.Section(name: "C", ids: []))]
         #expect(rejects(batch, after: before, "Invalid update: invalid number of sections"))
         batch = ChangeBatch()
         batch.moves = [ChangeBatch.Move(id: 1, from: path(0, 0), to: path(0, 0), updated: false)]

@@ -4,194 +4,225 @@ import Store
 import StoreTestSupport
 import Testing
 
-/// One controller under test, with everything needed to check it after a transaction.
+/// A request a controller can be switched to.
+private struct Variant {
+    var request: FetchRequest
+    var sectionKeyPath: String?
+}
+
+/// One controller under test, with the table a client would keep from its batches alone.
 private final class Watched<R: Record>: @unchecked Sendable {
     let name: String
-    let request: FetchRequest
-    let sectionKeyPath: String?
+    let variants: [Variant]
+    private(set) var current: Variant
     let controller: ResultsController<R>
     let log = DelegateLog()
-    var before: Snapshot
+    /// The table as a client holds it: the first snapshot, then every batch applied.
+    var table: TableModel
 
-    init(_ name: String, store: Store, request: FetchRequest, sectionKeyPath: String? = nil) throws {
+    init(_ name: String, store: Store, _ variants: [Variant]) throws {
         self.name = name
-        self.request = request
-        self.sectionKeyPath = sectionKeyPath
-        controller = try ResultsController<R>(store: store, request: request, sectionKeyPath: sectionKeyPath)
+        self.variants = variants
+        current = variants[0]
+        controller = try ResultsController<R>(store: store, request: current.request, sectionKeyPath: current.sectionKeyPath)
         controller.delegate = log
         try controller.performFetch()
-        before = controller.snapshot
+        table = TableModel(controller.snapshot)
     }
 
-    /// Checks the batch (if any) of the last transaction; returns failures.
+    /// Switches to another of the variants (the property test's request changes).
+    func switchRequest(using random: inout RandomTransactions) throws {
+        current = random.pick(variants)
+        try controller.setRequest(current.request, sectionKeyPath: current.sectionKeyPath)
+    }
+
+    /// Checks the batches since the last check; returns failures.
     func check(store: Store, context: String) throws -> [String] {
         var failures: [String] = []
-        let truth = try freshSnapshot(R.self, store: store, request: request, sectionKeyPath: sectionKeyPath)
-        let changes = log.changes
-        if changes.count > 1 { failures.append("\(name): \(changes.count) batches for one commit") }
-        if let change = changes.last {
-            var model = TableModel(before)
+        let truth = try oracleSnapshot(store: store, request: current.request, sectionKeyPath: current.sectionKeyPath)
+        for change in log.changes {
+            var next = table
             do {
-                try model.apply(change.batch, after: truth)
+                try next.apply(change.batch)
             } catch {
-                failures.append("\(name): table model refused the batch: \(error)\nbefore \(before)\nafter \(truth)\nbatch \(change.batch)")
+                failures.append("\(name): table model refused the batch: \(error)\nbefore \(table.snapshot)\nbatch \(change.batch)")
+                break
             }
-            var edited = TableModel(before)
+            var edited = table
             do {
                 try edited.apply(change.edits)
-                if edited.snapshot.sections.map(\.ids) != truth.sections.map(\.ids) {
-                    failures.append("\(name): array edits end at \(edited.snapshot) instead of \(truth)")
+                if edited.sections.map(\.ids) != next.sections.map(\.ids) {
+                    failures.append("\(name): array edits end at \(edited.snapshot) instead of \(next.snapshot)")
                 }
             } catch {
                 failures.append("\(name): array edits failed: \(error)")
             }
-            if change.snapshot != truth { failures.append("\(name): the batch's snapshot is not the fresh fetch") }
-            if !log.inAppleOrder { failures.append("\(name): delegate calls out of order: \(log.calls)") }
+            if change.snapshot != next.snapshot { failures.append("\(name): the batch's snapshot is not the table the batch makes") }
             for move in change.batch.moves where move.from == move.to {
                 failures.append("\(name): a move onto its own index path \(move.from)")
             }
-            let ids = change.batch.rowDeletes.map(\.id) + change.batch.moves.map(\.id) + change.batch.updates.map(\.id)
-            if Set(ids).count != ids.count { failures.append("\(name): an object is named twice among deletes, moves, updates") }
-        } else if truth.sections.map(\.ids) != before.sections.map(\.ids) || truth.sections.map(\.name) != before.sections.map(\.name) {
-            failures.append("\(name): no batch, but the results changed: \(before) → \(truth)")
+            table = next
+        }
+        if !log.inAppleOrder { failures.append("\(name): delegate calls out of order: \(log.calls)") }
+        if failures.isEmpty && table.snapshot != truth {
+            failures.append("\(name): the table built from the batches is \(table.snapshot), a fresh fetch gives \(truth)")
         }
         if controller.snapshot != truth { failures.append("\(name): controller state \(controller.snapshot) is not the fresh fetch \(truth)") }
-        before = truth
+        table = TableModel(truth)
         log.reset()
         return failures.map { "\(context): \($0)" }
     }
 }
 
-private protocol Checkable { func check(store: Store, context: String) throws -> [String] }
-extension Watched: Checkable {}
+private protocol Checkable: AnyObject {
+    var controllerToken: Int64 { get }
+    func waitUntilProcessed(through token: Int64) -> Bool
+    func switchRequest(using random: inout RandomTransactions) throws
+    func check(store: Store, context: String) throws -> [String]
+}
 
-/// Random transactions over a small photo store.
-private struct Mutator {
-    var random: SeededGenerator
-    let titles = ["IMG 2", "IMG 10", "img 1", "Éclair", "eclair", "Zebra", "apple", "東京", "🐱", "", "Apple", "Item 10", "Item 9"]
-    let regionNames = ["Limburg", "limburg", "Punjab", "Quebec", "Île-de-France", "Zürich", "Tokyo"]
-    let countries = ["A", "B", "C", nil]
+extension Watched: Checkable {
+    var controllerToken: Int64 { controller.processedToken }
+    func waitUntilProcessed(through token: Int64) -> Bool { controller.waitUntilProcessed(through: token, timeout: 10) }
+}
 
-    mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+/// The controllers under test: sections by canonically-equal names, NULL and empty section
+/// keys, limits and offsets, relationships, each with requests it is switched between.
+private func makeControllers(_ store: Store) throws -> [Checkable] {
+    let localized = Collation.localizedStandard
+    func photos(_ sort: [SortKey], where predicate: FetchPredicate? = nil, limit: Int? = nil, offset: Int = 0, section: String? = nil) -> Variant {
+        Variant(request: FetchRequest(Photo.self, predicate: predicate, sortDescriptors: sort, fetchLimit: limit, fetchOffset: offset),
+                sectionKeyPath: section)
+    }
+    func regions(_ sort: [SortKey], limit: Int? = nil, offset: Int = 0, section: String? = nil) -> Variant {
+        Variant(request: FetchRequest(Region.self, sortDescriptors: sort, fetchLimit: limit, fetchOffset: offset), sectionKeyPath: section)
+    }
+    return [
+        try Watched<Photo>("by title", store: store, [
+            photos([SortKey("title", collation: localized)]),
+            photos([SortKey("title", ascending: false, collation: localized)]),
+            photos([SortKey("title", collation: localized)], where: Key("views") >= 3),
+        ]),
+        try Watched<Photo>("by region name", store: store, [
+            photos([SortKey("region.name", collation: localized), SortKey("title", collation: localized)], section: "region.name"),
+            photos([SortKey("region.name", ascending: false, collation: localized), SortKey("title", collation: localized)], section: "region.name"),
+            photos([SortKey("region.country"), SortKey("title", collation: localized)], section: "region.country"),
+            photos([SortKey("region.name", collation: localized), SortKey("views")], where: Key("title") != "", section: "region.name"),
+        ]),
+        try Watched<Photo>("by region name, binary", store: store, [
+            photos([SortKey("region.name"), SortKey("flickrID")], section: "region.name"),
+            photos([SortKey("region.name", collation: .caseInsensitive), SortKey("flickrID")], section: "region.name"),
+            photos([SortKey("region.name", ascending: false), SortKey("flickrID")]),
+        ]),
+        try Watched<Photo>("top views, limited", store: store, [
+            photos([SortKey("views", ascending: false), SortKey("title")], where: Key("views") >= 5, limit: 8),
+            photos([SortKey("views"), SortKey("title")], where: Key("views") >= 2, limit: 5, offset: 2),
+        ]),
+        try Watched<Photo>("recents", store: store, [
+            photos([SortKey("recent.lastViewed", ascending: false)], where: Key("recent").isNotNull),
+            photos([SortKey("recent.lastViewed", ascending: false)], where: Key("recent").isNotNull, limit: 20),
+            photos([SortKey("recent.lastViewed")], where: Key("recent").isNotNull, section: "recent.lastViewed"),
+        ]),
+        try Watched<Photo>("views sections, filtered", store: store, [
+            photos([SortKey("views"), SortKey("flickrID")], where: Key("region.country") == "A" || Key("photographer.name").beginsWith("J"), section: "views"),
+            photos([SortKey("views", ascending: false), SortKey("flickrID")], where: nil, section: "views"),
+        ]),
+        try Watched<Photo>("by photographer", store: store, [
+            photos([SortKey("photographer.name"), SortKey("title", collation: localized)], section: "photographer.name"),
+            photos([SortKey("photographer.name", ascending: false), SortKey("title", collation: localized)], section: "photographer.name"),
+        ]),
+        try Watched<Region>("regions by country", store: store, [
+            regions([SortKey("country", ascending: false), SortKey("name", collation: .caseInsensitive)], section: "country"),
+            regions([SortKey("country"), SortKey("name", collation: .caseInsensitive)], section: "country"),
+            regions([SortKey("name", collation: localized)], section: "name"),
+        ]),
+        try Watched<Region>("regions, a window", store: store, [
+            regions([SortKey("name", collation: .caseInsensitive)], limit: 10, offset: 2),
+            regions([SortKey("name", ascending: false)], limit: 6),
+        ]),
+    ]
+}
 
-    mutating func transaction(_ transaction: Transaction) throws {
-        let operations = Int.random(in: 1...4, using: &random)
-        for _ in 0..<operations {
-            // Read again each time: an earlier operation may have deleted what was there.
-            let photoIDs = try transaction.fetchIDs(FetchRequest(Photo.self, sortDescriptors: [SortKey("id")]))
-            let regionIDs = try transaction.fetchIDs(FetchRequest(Region.self, sortDescriptors: [SortKey("id")]))
-            let photographerIDs = try transaction.fetchIDs(FetchRequest(Photographer.self, sortDescriptors: [SortKey("id")]))
-            switch Int.random(in: 0..<100, using: &random) {
-            case 0..<25:
-                try transaction.inserted(Photo(flickrID: UUID().uuidString, title: pick(titles), subtitle: "s",
-                                               views: Int64.random(in: 0...9, using: &random),
-                                               regionID: chance(85) && !regionIDs.isEmpty ? pick(regionIDs) : nil,
-                                               photographerID: photographerIDs.isEmpty ? nil : pick(photographerIDs)))
-            case 25..<35 where !photoIDs.isEmpty:
-                try transaction.delete("Photo", ids: [pick(photoIDs)])
-            case 35..<65 where !photoIDs.isEmpty:
-                guard var photo = try transaction.fetchOne(Photo.self, id: pick(photoIDs)) else { continue }
-                switch Int.random(in: 0..<5, using: &random) {
-                case 0: photo.title = pick(titles)
-                case 1: photo.views = Int64.random(in: 0...9, using: &random)
-                case 2: photo.regionID = regionIDs.isEmpty || chance(10) ? nil : pick(regionIDs)
-                case 3: photo.subtitle = UUID().uuidString  // a column no request sorts or filters on
-                default:
-                    // Two photos swap their views.
-                    guard var other = try transaction.fetchOne(Photo.self, id: pick(photoIDs)) else { continue }
-                    (photo.views, other.views) = (other.views, photo.views)
-                    try transaction.update(other)
-                }
-                try transaction.update(photo)
-            case 65..<72 where !regionIDs.isEmpty:
-                guard var region = try transaction.fetchOne(Region.self, id: pick(regionIDs)) else { continue }
-                region.name = pick(regionNames)
-                if chance(30) { region.country = pick(countries) }
-                try transaction.update(region)
-            case 72..<76:
-                try transaction.inserted(Region(name: pick(regionNames), country: pick(countries)))
-            case 76..<79 where !regionIDs.isEmpty:
-                try transaction.delete("Region", ids: [pick(regionIDs)])
-            case 79..<81 where !photographerIDs.isEmpty && photoIDs.count > 30:
-                try transaction.delete("Photographer", ids: [pick(photographerIDs)])
-            case 81..<83:
-                try transaction.inserted(Photographer(name: pick(["Jane", "Omar", "Jo", "Yuki"])))
-            case 83..<92 where !photoIDs.isEmpty:
-                let photoID = pick(photoIDs)
-                let existing = try transaction.fetch(Recent.self, where: Key("photo") == photoID)
-                if var recent = existing.first {
-                    if chance(25) {
-                        try transaction.delete(recent)
-                    } else {
-                        recent.lastViewed = Double(Int.random(in: 0...20, using: &random))
-                        try transaction.update(recent)
-                    }
-                } else {
-                    try transaction.inserted(Recent(lastViewed: Double(Int.random(in: 0...20, using: &random)), photoID: photoID))
-                }
-            case 92..<95 where !regionIDs.isEmpty:
-                // A whole section goes at once.
-                let regionID = pick(regionIDs)
-                try transaction.deleteAll(FetchRequest(Photo.self, predicate: Key("region") == regionID))
-            default:
-                try transaction.inserted(Photo(flickrID: UUID().uuidString, title: pick(titles),
-                                               views: Int64.random(in: 0...9, using: &random),
-                                               regionID: regionIDs.isEmpty ? nil : pick(regionIDs)))
-            }
+/// A process that commits random transactions on the same file when told to.
+private final class RemoteWriter {
+    let process: FixtureProcess
+    private var replies = 0
+
+    init(path: String, seed: UInt64, name: String) throws {
+        process = try FixtureProcess(["random", path, String(seed), name])
+    }
+
+    /// Commits `count` transactions in the other process and waits for it to finish.
+    func commit(_ count: Int) throws -> Int {
+        process.send("commit \(count)")
+        guard let reply = process.line(after: replies), reply.hasPrefix("done ") else {
+            throw StoreError(.recordNotFound, "the remote writer did not answer: \(process.standardError)")
         }
+        replies += 1
+        return count
+    }
+
+    func stop() {
+        process.closeInput()
+        _ = process.wait()
     }
 }
 
 @Suite("Property tests: random transactions", .serialized)
 struct PropertyTests {
-    static let transactions = 1_700  // × 6 controllers: over 10,000 checked batches
+    /// Transactions committed at least, here and in other processes. They come in steps:
+    /// one or more commits (here, in other processes, or both) or a request change, each
+    /// step followed by a check of every controller.
+    static let transactions = 5_000
     static let seed: UInt64 = {
         if let text = ProcessInfo.processInfo.environment["RC_SEED"], let seed = UInt64(text) { return seed }
         return UInt64(Date().timeIntervalSince1970)
     }()
 
-    @Test("Every batch is valid for UIKit, its edits and snapshot agree, and the state equals a fresh fetch")
+    @Test("Every batch turns the table before it into the table after, whoever commits, and the state equals a fresh fetch")
     func randomTransactions() throws {
+        print("PropertyTests: seed \(Self.seed) (replay with RC_SEED=\(Self.seed))")
         let testStore = try TestStore()
         let store = testStore.store
-        var mutator = Mutator(random: SeededGenerator(seed: Self.seed))
-        // Some data to start from.
+        let path = testStore.directory.appendingPathComponent("store.sqlite").path
+        var local = RandomTransactions(seed: Self.seed)
         try store.write { transaction in
-            for name in ["Limburg", "Punjab", "Quebec"] { try transaction.inserted(Region(name: name, country: "A")) }
+            for name in ["Limburg", "Limburg", "Punjab", "Li\u{E8}ge", "Lie\u{300}ge", ""] {
+                try transaction.inserted(Region(name: name, country: "A"))
+            }
             for name in ["Jane", "Omar"] { try transaction.inserted(Photographer(name: name)) }
         }
-        for _ in 0..<5 { try store.write { try mutator.transaction($0) } }
-        let localized = Collation.localizedStandard
-        let watched: [Checkable] = [
-            try Watched<Photo>("by title", store: store,
-                               request: FetchRequest(Photo.self, sortDescriptors: [SortKey("title", collation: localized)])),
-            try Watched<Photo>("by region name", store: store,
-                               request: FetchRequest(Photo.self, sortDescriptors: [SortKey("region.name", collation: localized),
-                                                                                    SortKey("title", collation: localized)]),
-                               sectionKeyPath: "region.name"),
-            try Watched<Photo>("top views, limited", store: store,
-                               request: FetchRequest(Photo.self, predicate: Key("views") >= 5,
-                                                     sortDescriptors: [SortKey("views", ascending: false), SortKey("title")], fetchLimit: 8)),
-            try Watched<Photo>("recents", store: store,
-                               request: FetchRequest(Photo.self, predicate: Key("recent").isNotNull,
-                                                     sortDescriptors: [SortKey("recent.lastViewed", ascending: false)])),
-            try Watched<Photo>("views sections, filtered", store: store,
-                               request: FetchRequest(Photo.self, predicate: Key("region.country") == "A" || Key("photographer.name").beginsWith("J"),
-                                                     sortDescriptors: [SortKey("views"), SortKey("flickrID")]),
-                               sectionKeyPath: "views"),
-            try Watched<Region>("regions by country", store: store,
-                                request: FetchRequest(Region.self, sortDescriptors: [SortKey("country", ascending: false),
-                                                                                      SortKey("name", collation: .caseInsensitive)]),
-                                sectionKeyPath: "country"),
-        ]
+        for _ in 0..<5 { try store.write { try local.transaction($0) } }
+        let writers = [try RemoteWriter(path: path, seed: Self.seed &+ 1, name: "p1"),
+                       try RemoteWriter(path: path, seed: Self.seed &+ 2, name: "p2")]
+        defer { for writer in writers { writer.stop() } }
+        let watched = try makeControllers(store)
         var failures: [String] = []
-        for step in 0..<Self.transactions where failures.isEmpty {
-            try store.write { try mutator.transaction($0) }
-            for controller in watched {
-                failures += try controller.check(store: store, context: "seed \(Self.seed) (replay with RC_SEED=\(Self.seed)), transaction \(step)")
+        var committed = 0, step = 0
+        while committed < Self.transactions && failures.isEmpty {
+            step += 1
+            let context = "seed \(Self.seed) (replay with RC_SEED=\(Self.seed)), step \(step)"
+            switch Int.random(in: 0..<100, using: &local.random) {
+            case 0..<68:
+                try store.write { try local.transaction($0) }
+                committed += 1
+            case 68..<88:
+                // Other processes commit, and this one commits before the poller notices.
+                for writer in writers where local.chance(70) { committed += try writer.commit(Int.random(in: 1...2, using: &local.random)) }
+                try store.write { try local.transaction($0) }
+                committed += 1
+            case 88..<91:
+                committed += try local.pick(writers).commit(1)
+            default:
+                try local.pick(watched).switchRequest(using: &local)
             }
+            let token = try store.currentToken()
+            for controller in watched where !controller.waitUntilProcessed(through: token) {
+                failures.append("\(context): a controller stopped at token \(controller.controllerToken) of \(token)")
+            }
+            for controller in watched { failures += try controller.check(store: store, context: context) }
         }
+        print("PropertyTests: \(committed) transactions in \(step) steps")
         #expect(failures.isEmpty, "\(failures.prefix(3).joined(separator: "\n"))")
         let photos = try store.read { try $0.count(FetchRequest(Photo.self)) }
         #expect(photos > 20, "the store should not have emptied itself")

@@ -106,3 +106,35 @@ final class TestStore {
         try? FileManager.default.removeItem(at: directory)
     }
 }
+
+/// What a controller must show for a request, read with one plain query rather than
+/// through a controller: the rows in the request's order (with the binary tie-break that
+/// keeps equal-under-collation section values apart), grouped into sections wherever the
+/// section key's value changes, text compared by its bytes.
+func oracleSnapshot(store: Store, request: FetchRequest, sectionKeyPath: String?) throws -> Snapshot {
+    var ordered = request
+    if let sectionKeyPath, let first = request.sortDescriptors.first, first.collation != .binary {
+        ordered.sortDescriptors.insert(SortKey(sectionKeyPath, ascending: first.ascending, collation: .binary), at: 1)
+    }
+    func sameBytes(_ left: SQLValue, _ right: SQLValue) -> Bool {
+        switch (left, right) {
+        case (.text(let a), .text(let b)): return Array(a.utf8) == Array(b.utf8)
+        case (.null, .null): return true
+        case (.null, _), (_, .null), (.text, _), (_, .text): return false
+        default: return left.double == right.double
+        }
+    }
+    return try store.read { context in
+        var sections: [(value: SQLValue, ids: [Int64])] = []
+        try context.forEachKeyRow(ordered, keyPaths: sectionKeyPath.map { [$0] } ?? []) { id, values in
+            let value = sectionKeyPath == nil ? SQLValue.null : values[0]
+            if let last = sections.last, sameBytes(last.value, value) {
+                sections[sections.count - 1].ids.append(id)
+            } else {
+                sections.append((value, [id]))
+            }
+        }
+        if sectionKeyPath == nil && sections.isEmpty { sections = [(.null, [])] }
+        return Snapshot(sections: sections.map { Snapshot.Section(value: SectionValue($0.value), ids: $0.ids) })
+    }
+}

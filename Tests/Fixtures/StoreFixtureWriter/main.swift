@@ -6,6 +6,9 @@
 //   store-fixture-writer bulk PATH             build what an earlier run left deferred,
 //                                               then defer Photo's indexes, load photos,
 //                                               build them, over and over until killed
+//   store-fixture-writer random PATH SEED NAME for each line "commit N" on stdin, commit N
+//                                               random transactions (RandomTransactions),
+//                                               then print "done TOKEN"; ends at EOF
 //
 // After each commit it writes "committed BATCH TOKEN UNIXTIME" on stdout, unbuffered, so
 // the parent knows which transactions were committed before it killed the process.
@@ -85,6 +88,15 @@ do {
             }
             try store.buildDeferredIndexes()
             report("built")
+        }
+    case "random":
+        guard arguments.count >= 5, let seed = UInt64(arguments[3]) else { fail("random needs a SEED and a NAME") }
+        var transactions = RandomTransactions(seed: seed, writer: arguments[4])
+        while let line = readLine() {
+            let words = line.split(separator: " ")
+            guard words.count == 2, words[0] == "commit", let count = Int(words[1]) else { fail("unknown command \(line)") }
+            for _ in 0..<count { try store.write { try transactions.transaction($0) } }
+            report("done \(try store.currentToken())")
         }
     default:
         fail("unknown mode \(mode)")

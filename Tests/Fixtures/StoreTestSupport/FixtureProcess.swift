@@ -19,6 +19,7 @@ public final class FixtureProcess: @unchecked Sendable {
     public let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
+    private let input = Pipe()
     private let lock = NSLock()
     private var buffer = Data()
     private var lines: [String] = []
@@ -28,6 +29,7 @@ public final class FixtureProcess: @unchecked Sendable {
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
+        process.standardInput = input
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             self?.append(handle.availableData)
         }
@@ -42,6 +44,33 @@ public final class FixtureProcess: @unchecked Sendable {
             lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
             buffer.removeSubrange(buffer.startIndex...newline)
         }
+    }
+
+    /// Writes a line to the process's standard input.
+    public func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// Closes the process's standard input (it sees end of file).
+    public func closeInput() {
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// Waits until the process has written more than `count` lines; returns the line after
+    /// the first `count`, or nil when `timeout` passed or the process ended first.
+    public func line(after count: Int, timeout: TimeInterval = 30) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let lines = outputLines
+            if lines.count > count { return lines[count] }
+            if !process.isRunning {
+                Thread.sleep(forTimeInterval: 0.05)
+                let final = outputLines
+                return final.count > count ? final[count] : nil
+            }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        return nil
     }
 
     public var outputLines: [String] {
