@@ -53,9 +53,13 @@ public final class FlickrClient: Sendable {
         try await imageData(at: try photo.requireImageURL(size, base: configuration.imageBase))
     }
 
+    /// The bytes of an image, checked: a response that is not a JPEG, PNG, GIF or WebP
+    /// image, or is larger than `maximumImageBytes`, throws `notAnImage` (or
+    /// `responseTooLarge`) naming the URL.
     public func imageData(at url: URL) async throws -> Data {
-        let response = try await send(url, method: nil, page: nil, countsAsCall: false)
+        let response = try await send(url, method: nil, page: nil, countsAsCall: false, maximumBytes: configuration.maximumImageBytes)
         counters.withLock { $0.imageDownloads += 1 }
+        try ImageCheck.validate(response, url: redaction.url(url))
         return response.body
     }
 
@@ -68,7 +72,7 @@ public final class FlickrClient: Sendable {
         var attempt = 1
         while true {
             do {
-                let response = try await send(url, method: request.method, page: request.page, countsAsCall: true)
+                let response = try await send(url, method: request.method, page: request.page, countsAsCall: true, maximumBytes: nil)
                 return try decode(response.body)
             } catch let error as FlickrError {
                 let error = redaction.error(error)
@@ -82,10 +86,10 @@ public final class FlickrClient: Sendable {
 
     /// One GET, inside the in-flight bound and (for API calls) the rate limit; a status
     /// other than 200 is an error carrying `Retry-After`.
-    private func send(_ url: URL, method: String?, page: Int?, countsAsCall: Bool) async throws -> TransportResponse {
+    private func send(_ url: URL, method: String?, page: Int?, countsAsCall: Bool, maximumBytes: Int? = nil) async throws -> TransportResponse {
         let transport = self.transport
         let timeout = configuration.requestTimeout
-        let maximumBytes = configuration.maximumResponseBytes
+        let maximumBytes = maximumBytes ?? configuration.maximumResponseBytes
         let rateLimiter = countsAsCall ? self.rateLimiter : nil
         let response: TransportResponse
         do {
@@ -96,6 +100,8 @@ public final class FlickrClient: Sendable {
         } catch var error as FlickrError {
             error.method = error.method ?? method
             error.page = error.page ?? page
+            // An image has no method to name it by: name its URL.
+            if method == nil { error.message = "\(redaction.url(url)): \(error.message)" }
             throw redaction.error(error)
         }
         if countsAsCall { counters.withLock { $0.calls += 1 } }

@@ -17,6 +17,8 @@ public struct FlickrConfiguration: Sendable {
     public var maximumConcurrentRequests: Int = 4
     /// A response body larger than this is refused.
     public var maximumResponseBytes: Int = 16 * 1024 * 1024
+    /// An image larger than this is refused (Flickr's large size is a few hundred KB).
+    public var maximumImageBytes: Int = 8 * 1024 * 1024
     public var retry = RetryPolicy()
 
     public init(endpoint: URL = defaultEndpoint, apiKey: String? = nil, format: ResponseFormat = .json,

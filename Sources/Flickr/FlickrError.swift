@@ -21,6 +21,8 @@ public struct FlickrError: Error, Sendable, CustomStringConvertible, Equatable {
         case invalidRequest
         /// The file transport has no such response in its SampleData.
         case notInSampleData
+        /// An image URL answered with something that is not an image (or too large).
+        case notAnImage
     }
 
     public var kind: Kind

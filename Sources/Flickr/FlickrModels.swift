@@ -53,14 +53,34 @@ public struct PhotoPage: Sendable, Equatable {
     public var perPage: Int
     public var total: Int
     public var photos: [FlickrPhoto]
+    /// Records of the page that could not be photos (no id, no owner), left out.
+    public var skipped: [SkippedRecord]
 
-    public init(page: Int, pages: Int, perPage: Int, total: Int, photos: [FlickrPhoto]) {
+    public init(page: Int, pages: Int, perPage: Int, total: Int, photos: [FlickrPhoto], skipped: [SkippedRecord] = []) {
         self.page = page
         self.pages = pages
         self.perPage = perPage
         self.total = total
         self.photos = photos
+        self.skipped = skipped
     }
+}
+
+/// A record of a response that was left out, and why.
+public struct SkippedRecord: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The page it was on, for `flickr.photos.search`.
+    public var page: Int?
+    /// Its position on the page, from 0.
+    public var index: Int
+    public var reason: String
+
+    public init(page: Int?, index: Int, reason: String) {
+        self.page = page
+        self.index = index
+        self.reason = reason
+    }
+
+    public var description: String { page.map { "page \($0): \(reason)" } ?? reason }
 }
 
 /// One level of a place's hierarchy (its locality, county, region or country).

@@ -253,9 +253,7 @@ struct JSONParser {
         }
         let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         if isInteger, let integer = Int64(literal) { return .integer(integer) }
-        guard let number = Double(literal), number.isFinite else {
-            throw Error(reason: "the number \(literal.prefix(40)) is out of range", offset: start)
-        }
+        guard !isInteger, let number = Double(literal), number.isFinite else { return .numberText(literal) }
         return .number(number)
     }
 

@@ -10,13 +10,13 @@ enum JSONResponseDecoder {
         guard let list = photos["photo"]?.arrayElements else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photos has no photo list")
         }
-        let decoded = try list.enumerated().map { index, element -> FlickrPhoto in
+        let records = list.enumerated().map { index, element -> Result<FlickrPhoto, SkippedRecord> in
             guard let fields = element.objectMembers else {
-                throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photo \(index + 1) is not an object")
+                return .failure(SkippedRecord(page: page, index: index, reason: "photo \(index + 1) is not an object"))
             }
-            return try FlickrFields.photo(fields, description: content(fields["description"]), index: index, page: page)
+            return FlickrFields.photo(fields, description: content(fields["description"]), index: index, page: page)
         }
-        return try FlickrFields.page(photos, photos: decoded, requestedPage: page)
+        return try FlickrFields.page(photos, records: records, requestedPage: page)
     }
 
     static func placeInfo(_ data: Data) throws -> PlaceInfo {

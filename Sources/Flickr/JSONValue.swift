@@ -1,12 +1,15 @@
 /// A parsed JSON value, typed: what `JSONParser` produces and what `LooseValue` reads.
 ///
-/// Integers that fit in 64 bits stay exact (`integer`); other numbers are `number`.
+/// Integers that fit in 64 bits stay exact (`integer`); other numbers are `number`; a number
+/// that neither holds exactly (an integer of more than 64 bits, an exponent out of range)
+/// is kept as the text the server sent (`numberText`), so that an id stays as sent.
 /// Decoding through a typed enum instead of `JSONSerialization`'s `Any` tree spares a
 /// dynamic cast and a bridged object per field, which was most of the cost of a page.
 enum JSONValue: Equatable, Sendable {
     case string(String)
     case integer(Int64)
     case number(Double)
+    case numberText(String)
     case bool(Bool)
     case null
     case array([JSONValue])

@@ -10,6 +10,7 @@ enum LooseValue {
         case .number(let number):
             if let integer = Int64(exactly: number) { return String(integer) }
             return String(number)
+        case .numberText(let text): return text
         case .bool(let flag): return flag ? "1" : "0"
         default: return nil
         }
@@ -31,19 +32,25 @@ enum LooseValue {
         }
     }
 
+    /// A finite number; text that names infinity or NaN, or overflows, is none.
     static func double(_ value: JSONValue?) -> Double? {
+        let number: Double?
         switch value {
-        case .number(let number): return number
-        case .integer(let number): return Double(number)
-        case .bool(let flag): return flag ? 1 : 0
-        case .string(let text): return Double(text) ?? Double(text.trimmingCharacters(in: .whitespaces))
-        default: return nil
+        case .number(let value): number = value
+        case .integer(let value): number = Double(value)
+        case .numberText(let text): number = Double(text)
+        case .bool(let flag): number = flag ? 1 : 0
+        case .string(let text): number = Double(text) ?? Double(text.trimmingCharacters(in: .whitespaces))
+        default: number = nil
         }
+        guard let number, number.isFinite else { return nil }
+        return number
     }
 
-    /// Flickr writes "no coordinate" as 0.
-    static func coordinate(_ value: JSONValue?) -> Double? {
-        guard let number = double(value), number != 0 else { return nil }
+    /// A coordinate within `limit` degrees (90 for latitude, 180 for longitude); Flickr
+    /// writes "no coordinate" as 0, and anything out of range is no coordinate either.
+    static func coordinate(_ value: JSONValue?, limit: Double) -> Double? {
+        guard let number = double(value), number != 0, abs(number) <= limit else { return nil }
         return number
     }
 
@@ -51,42 +58,66 @@ enum LooseValue {
         guard let seconds = double(value), seconds > 0 else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
+
+    /// Text as stored and shown: a NUL cannot be kept by every consumer (C strings, some
+    /// terminals), so it becomes U+FFFD rather than silently ending the text.
+    static func text(_ value: JSONValue?) -> String? {
+        guard let text = string(value) else { return nil }
+        return text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
+    }
 }
 
 /// Builds models from dictionaries of loosely typed fields, the common ground of the JSON
 /// and XML decoders.
 enum FlickrFields {
-    /// A photo from its fields; `index` names it in errors.
-    static func photo(_ fields: JSONObject, description: String?, index: Int, page: Int?) throws -> FlickrPhoto {
+    /// A photo from its fields, or why it was skipped (`index` names it then): a photo
+    /// without an id or an owner cannot be stored, but spoils nothing else on its page.
+    static func photo(_ fields: JSONObject, description: String?, index: Int, page: Int?) -> Result<FlickrPhoto, SkippedRecord> {
         guard let id = LooseValue.nonEmptyString(fields["id"]) else {
-            throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photo \(index + 1) has no id")
+            return .failure(SkippedRecord(page: page, index: index, reason: "photo \(index + 1) has no id"))
         }
         guard let owner = LooseValue.nonEmptyString(fields["owner"]) else {
-            throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: page, "photo \(id) has no owner")
+            return .failure(SkippedRecord(page: page, index: index, reason: "photo \(id) has no owner"))
         }
-        return FlickrPhoto(id: id, owner: owner, ownerName: LooseValue.nonEmptyString(fields["ownername"]),
+        return .success(FlickrPhoto(id: id, owner: owner, ownerName: LooseValue.text(fields["ownername"]).flatMap { $0.isEmpty ? nil : $0 },
                            secret: LooseValue.nonEmptyString(fields["secret"]), server: LooseValue.nonEmptyString(fields["server"]),
-                           farm: LooseValue.int(fields["farm"]), title: LooseValue.string(fields["title"]) ?? "",
-                           description: description ?? "", dateUpload: LooseValue.date(fields["dateupload"]),
-                           latitude: LooseValue.coordinate(fields["latitude"]), longitude: LooseValue.coordinate(fields["longitude"]),
+                           farm: LooseValue.int(fields["farm"]), title: LooseValue.text(fields["title"]) ?? "",
+                           description: description.map { LooseValue.text(.string($0)) ?? $0 } ?? "", dateUpload: LooseValue.date(fields["dateupload"]),
+                           latitude: LooseValue.coordinate(fields["latitude"], limit: 90),
+                           longitude: LooseValue.coordinate(fields["longitude"], limit: 180),
                            accuracy: LooseValue.int(fields["accuracy"]), placeID: LooseValue.nonEmptyString(fields["place_id"]),
                            woeID: LooseValue.nonEmptyString(fields["woeid"]),
                            originalSecret: LooseValue.nonEmptyString(fields["originalsecret"]),
-                           originalFormat: LooseValue.nonEmptyString(fields["originalformat"]))
+                           originalFormat: LooseValue.nonEmptyString(fields["originalformat"])))
     }
 
-    static func page(_ fields: JSONObject, photos: [FlickrPhoto], requestedPage: Int?) throws -> PhotoPage {
+    /// The photos of a page, and the records skipped among them.
+    static func photos(_ records: [Result<FlickrPhoto, SkippedRecord>]) -> (photos: [FlickrPhoto], skipped: [SkippedRecord]) {
+        var photos: [FlickrPhoto] = [], skipped: [SkippedRecord] = []
+        photos.reserveCapacity(records.count)
+        for record in records {
+            switch record {
+            case .success(let photo): photos.append(photo)
+            case .failure(let reason): skipped.append(reason)
+            }
+        }
+        return (photos, skipped)
+    }
+
+    static func page(_ fields: JSONObject, records: [Result<FlickrPhoto, SkippedRecord>], requestedPage: Int?) throws -> PhotoPage {
+        let (photos, skipped) = Self.photos(records)
         guard let page = LooseValue.int(fields["page"]) else {
             throw FlickrError(.malformedResponse, method: FlickrMethod.photosSearch, page: requestedPage, "photos has no page number")
         }
         return PhotoPage(page: page, pages: LooseValue.int(fields["pages"]) ?? page,
                          perPage: LooseValue.int(fields["perpage"]) ?? LooseValue.int(fields["per_page"]) ?? photos.count,
-                         total: LooseValue.int(fields["total"]) ?? photos.count, photos: photos)
+                         total: LooseValue.int(fields["total"]) ?? photos.count, photos: photos, skipped: skipped)
     }
 
     static func level(_ fields: JSONObject?, name: String?) -> PlaceLevel? {
         guard let fields, let placeID = LooseValue.nonEmptyString(fields["place_id"]) else { return nil }
-        return PlaceLevel(placeID: placeID, woeID: LooseValue.nonEmptyString(fields["woeid"]), name: name ?? "")
+        return PlaceLevel(placeID: placeID, woeID: LooseValue.nonEmptyString(fields["woeid"]),
+                          name: name.map { LooseValue.text(.string($0)) ?? $0 } ?? "")
     }
 
     static func failure(code: JSONValue?, message: JSONValue?, method: String, page: Int?) -> FlickrError {

@@ -5,19 +5,26 @@ import FoundationXML
 
 /// Decodes Flickr's XML responses (`format=rest`) with libxml2, through FoundationXML.
 ///
-/// A document that declares a DTD or entities is refused before parsing, so nothing is
-/// ever expanded (no billion laughs, no external entity reads).
+/// Refused before parsing: a document that declares a DTD or entities (nothing is ever
+/// expanded: no billion laughs, no external entity reads), one in any encoding but UTF-8
+/// (Flickr sends UTF-8; in UTF-16 a DTD would hide from the byte scan), and one whose bytes
+/// are not valid UTF-8 (FoundationXML traps on such names). Refused
+/// while parsing: elements nested deeper than `maximumDepth`, as the JSON parser refuses
+/// deep nesting, so that no document costs a deep recursion.
 enum XMLResponseDecoder {
+    /// Flickr's documents are four levels deep; the JSON parser's bound is the same.
+    static let maximumDepth = 512
+
     static func photoPage(_ data: Data, page: Int?) throws -> PhotoPage {
         let method = FlickrMethod.photosSearch
         let root = try parse(data, method: method, page: page)
         guard let photos = root.child("photos") else {
             throw FlickrError(.malformedResponse, method: method, page: page, "the response has no photos")
         }
-        let decoded = try photos.children.filter { $0.name == "photo" }.enumerated().map { index, element in
-            try FlickrFields.photo(element.attributes, description: element.child("description")?.text, index: index, page: page)
+        let records = photos.children.filter { $0.name == "photo" }.enumerated().map { index, element in
+            FlickrFields.photo(element.attributes, description: element.child("description")?.text, index: index, page: page)
         }
-        return try FlickrFields.page(photos.attributes, photos: decoded, requestedPage: page)
+        return try FlickrFields.page(photos.attributes, records: records, requestedPage: page)
     }
 
     static func placeInfo(_ data: Data) throws -> PlaceInfo {
@@ -42,11 +49,20 @@ enum XMLResponseDecoder {
 
     /// The `<rsp>` element; a `stat="fail"` envelope becomes the API error it carries.
     static func parse(_ data: Data, method: String, page: Int?) throws -> XMLElementNode {
+        if let encoding = foreignEncoding(data) {
+            throw FlickrError(.malformedResponse, method: method, page: page,
+                              "the XML is encoded in \(encoding), not UTF-8 as Flickr sends it; refused")
+        }
+        // FoundationXML traps on names that are not UTF-8 (libxml2 hands them over before
+        // it reports the encoding error): check the bytes first.
+        guard String(validating: data, as: UTF8.self) != nil else {
+            throw FlickrError(.malformedResponse, method: method, page: page, "the XML is not valid UTF-8; refused")
+        }
         if declaresDTD(data) {
             throw FlickrError(.malformedResponse, method: method, page: page,
                               "the XML declares a DTD or entities, which Flickr never sends; refused without expanding it")
         }
-        let builder = TreeBuilder()
+        let builder = TreeBuilder(maximumDepth: maximumDepth)
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.delegate = builder
@@ -68,6 +84,25 @@ enum XMLResponseDecoder {
         }
     }
 
+    /// The encoding of a document that is not UTF-8 (nor its ASCII subset), from its byte
+    /// order mark, its first bytes, or its XML declaration; nil for UTF-8.
+    static func foreignEncoding(_ data: Data) -> String? {
+        let head = [UInt8](data.prefix(200))
+        if head.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || head.starts(with: [0x00, 0x00, 0x00, 0x3C])
+            || head.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || head.starts(with: [0x3C, 0x00, 0x00, 0x00]) { return "UTF-32" }
+        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0x00, 0x3C]) { return "UTF-16 (big-endian)" }
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0x3C, 0x00]) { return "UTF-16 (little-endian)" }
+        if head.starts(with: [0x4C, 0x6F, 0xA7, 0x94]) { return "EBCDIC" }
+        // <?xml version="1.0" encoding="…"?>
+        let prolog = String(decoding: head, as: UTF8.self)
+        guard prolog.hasPrefix("<?xml") || prolog.hasPrefix("\u{FEFF}<?xml"), let close = prolog.range(of: "?>") else { return nil }
+        let declaration = prolog[..<close.lowerBound].lowercased()
+        guard let start = declaration.range(of: "encoding") else { return nil }
+        let rest = declaration[start.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+        let name = String(rest.prefix { $0 != "\"" && $0 != "'" && $0 != " " })
+        return ["utf-8", "utf8", "us-ascii", "ascii"].contains(name) ? nil : name
+    }
+
     private static let doctype = Array("<!doctype".utf8)
     private static let entity = Array("<!entity".utf8)
 
@@ -85,6 +120,8 @@ enum XMLResponseDecoder {
 }
 
 /// A parsed element: name, attributes, children, and its own text.
+///
+/// Released without recursion: a tree is freed level by level, however deep.
 final class XMLElementNode {
     let name: String
     /// Attribute values as `JSONValue.string`, so that one `FlickrFields` reads both formats.
@@ -98,24 +135,46 @@ final class XMLElementNode {
     }
 
     func child(_ name: String) -> XMLElementNode? { children.first { $0.name == name } }
+
+    deinit {
+        var detached = children
+        children = []
+        while let node = detached.popLast() {
+            detached += node.children
+            node.children = []
+        }
+    }
 }
 
-/// Builds the element tree; aborts on any DTD declaration the pre-scan missed.
+/// Builds the element tree; aborts on nesting deeper than its bound, and on any DTD
+/// declaration the pre-scan missed.
 private final class TreeBuilder: NSObject, XMLParserDelegate {
     var root: XMLElementNode?
     var refusal: String?
     /// The root element was closed.
     private(set) var isComplete = false
     private var stack: [XMLElementNode] = []
+    private let maximumDepth: Int
+
+    init(maximumDepth: Int) {
+        self.maximumDepth = maximumDepth
+    }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName: String?, attributes: [String: String] = [:]) {
+        guard refusal == nil else { return }
+        guard stack.count < maximumDepth else {
+            refusal = "elements are nested deeper than \(maximumDepth) levels"
+            parser.abortParsing()
+            return
+        }
         let node = XMLElementNode(name: elementName, attributes: attributes)
         if let parent = stack.last { parent.children.append(node) } else { root = node }
         stack.append(node)
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        guard refusal == nil, !stack.isEmpty else { return }
         stack.removeLast()
         if stack.isEmpty { isComplete = true }
     }

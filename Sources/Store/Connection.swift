@@ -130,6 +130,9 @@ final class Connection {
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     var changedRowCount: Int { Int(sqlite3_changes(handle)) }
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    /// SQLite opened the file read-only (asked for read-write, it falls back silently when
+    /// the file cannot be written).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)

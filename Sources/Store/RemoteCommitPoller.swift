@@ -14,6 +14,7 @@ protocol RemoteCommitSource: Sendable {
 /// `@unchecked Sendable`: its mutable state is touched only on `queue`.
 final class RemoteCommitPoller: RemoteCommitSource, @unchecked Sendable {
     private let path: String
+    private let readOnly: Bool
     private let interval: TimeInterval
     private let busyMilliseconds: Int32
     private let queue = DispatchQueue(label: "store.remote-commits")
@@ -21,8 +22,9 @@ final class RemoteCommitPoller: RemoteCommitSource, @unchecked Sendable {
     private var connection: Connection?
     private var lastDataVersion: Int64 = -1
 
-    init(path: String, interval: TimeInterval, busyMilliseconds: Int32) {
+    init(path: String, readOnly: Bool = false, interval: TimeInterval, busyMilliseconds: Int32) {
         self.path = path
+        self.readOnly = readOnly
         self.interval = interval
         self.busyMilliseconds = busyMilliseconds
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
@@ -32,7 +34,7 @@ final class RemoteCommitPoller: RemoteCommitSource, @unchecked Sendable {
         queue.sync {
             guard timer == nil else { return }
             do {
-                let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+                let connection = try Connection(path: path, flags: readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
                 connection.setBusyTimeout(milliseconds: busyMilliseconds)
                 try connection.execute("PRAGMA query_only = 1")
                 lastDataVersion = try connection.scalar("PRAGMA data_version")?.int64 ?? -1

@@ -32,26 +32,31 @@ public final class Store: Sendable {
     public init(path: String, schema: Schema, migrator: Migrator = Migrator(),
                 configuration: StoreConfiguration = StoreConfiguration()) throws {
         try schema.validate()
-        try StoreFile.prepare(at: path)
+        try StoreFile.prepare(at: path, create: configuration.access == .readWriteCreate)
         let busyMilliseconds = Int32(clamping: Int(configuration.busyTimeout * 1000))
-        let writer = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
-        writer.setBusyTimeout(milliseconds: busyMilliseconds)
-        try StoreOpening.verifyReadable(writer, path: path)
+        let readOnly = configuration.access == .readOnly
+        let (writer, openPath) = try StoreOpening.open(path, readOnly: readOnly, busyMilliseconds: busyMilliseconds)
+        let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         try StoreOpening.refuseNewerSchema(writer, migrator: migrator, path: path)
-        try StoreOpening.configure(writer)
-        try StoreOpening.migrate(writer, schema: schema, migrator: migrator)
+        if readOnly {
+            try StoreOpening.refuseMigrationNeeded(writer, migrator: migrator, path: path)
+            try writer.execute("PRAGMA query_only = 1")
+        } else {
+            try StoreOpening.configure(writer, path: path)
+            try StoreOpening.migrate(writer, schema: schema, migrator: migrator)
+        }
         self.path = path
         self.schema = schema
         self.configuration = configuration
         self.origin = UUID().uuidString
         self.pool = ConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
-            let reader = try Connection(path: path, flags: SQLITE_OPEN_READWRITE)
+            let reader = try StoreOpening.connect(openPath, flags: flags, displayPath: path)
             reader.setBusyTimeout(milliseconds: busyMilliseconds)
             try reader.execute("PRAGMA query_only = 1")
             return reader
         }
         self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
-        notifier.remoteSource = RemoteCommitPoller(path: path, interval: configuration.observationInterval,
+        notifier.remoteSource = RemoteCommitPoller(path: openPath, readOnly: readOnly, interval: configuration.observationInterval,
                                                    busyMilliseconds: busyMilliseconds)
     }
 
@@ -118,6 +123,9 @@ public final class Store: Sendable {
     /// (`ResultsController.waitUntilProcessed(through:timeout:)`).
     @discardableResult
     public func commit<T>(author: String? = nil, _ body: (Transaction) throws -> T) throws -> Commit<T> {
+        if configuration.access == .readOnly {
+            throw StoreError(.readOnly, "The store at \(path ?? "memory") is open read-only; nothing was written")
+        }
         defer { notifier.deliverPending() }
         return try pool.withWriter { connection in
             try connection.execute("BEGIN IMMEDIATE")
@@ -204,6 +212,18 @@ public final class Store: Sendable {
     public func integrityCheck() throws -> [String] {
         try pool.withReader { connection in
             try connection.rows("PRAGMA integrity_check").compactMap { $0[0].string }
+        }
+    }
+
+    /// SQLite's `PRAGMA foreign_key_check`: each row whose reference leads nowhere (written
+    /// behind the store's back with foreign keys off), as a sentence; empty when none.
+    public func foreignKeyCheck() throws -> [String] {
+        try pool.withReader { connection in
+            try connection.rows("PRAGMA foreign_key_check").map { row in
+                let table = row[0].string ?? "?", parent = row[2].string ?? "?"
+                let rowID = row[1].int64.map(String.init) ?? "?"
+                return "\(table) \(rowID) refers to a \(parent) that does not exist"
+            }
         }
     }
 }

@@ -2,6 +2,21 @@ import Foundation
 
 /// How a store behaves; the defaults suit a daemon and command-line readers sharing a file.
 public struct StoreConfiguration: Sendable {
+    /// How the file is opened.
+    public enum Access: Sendable, Equatable {
+        /// Read and write; the file (and its directory) is created when missing, and
+        /// migrations are applied.
+        case readWriteCreate
+        /// Read and write an existing store (`notFound` when there is none); migrations
+        /// are applied.
+        case readWrite
+        /// Read an existing store without writing anything to it, for a user or a file
+        /// system that may not write. Writes throw `readOnly`; a store that needs a
+        /// migration is refused (`migrationNeeded`).
+        case readOnly
+    }
+
+    public var access: Access = .readWriteCreate
     /// How long a writer waits for another process's write to finish before failing.
     public var busyTimeout: TimeInterval = 60
     /// Read connections kept open for concurrent readers.

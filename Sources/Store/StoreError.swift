@@ -6,7 +6,7 @@ import CSQLite
 /// values bound to that SQL are never included, so an error can be logged safely.
 /// Conditions the store detects itself have a `kind` of their own.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+    public enum Kind: Sendable, Hashable {
         /// SQLite reported an error: see `resultCode`.
         case sqlite
         /// The file exists but is not a SQLite database.
@@ -30,6 +30,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case deleteDenied
         /// The store was closed.
         case closed
+        /// There is no store at the path (and the store was not to be created).
+        case notFound
+        /// The file cannot be opened or created: `message` names the cause (permission
+        /// denied, read-only file system) and the path.
+        case cannotOpen
+        /// A write on a store opened read-only.
+        case readOnly
+        /// A store opened read-only has migrations this program would apply first.
+        case migrationNeeded
     }
 
     public var kind: Kind
@@ -48,7 +57,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = message
-        if let resultCode { text += " (SQLite \(resultCode.primary.rawValue): \(resultCode.name))" }
+        // Conditions the message names in words need no SQLite code after them.
+        let namedInWords: Set<Kind> = [.cannotOpen, .notFound, .readOnly, .migrationNeeded]
+        if let resultCode, !namedInWords.contains(kind) { text += " (SQLite \(resultCode.primary.rawValue): \(resultCode.name))" }
         if let sql { text += " in SQL: \(sql)" }
         return text
     }

@@ -6,16 +6,15 @@ import Foundation
 enum StoreFile {
     static let header = Array("SQLite format 3\0".utf8)
 
-    /// Creates an empty file with mode 0600 when none exists. Throws `notADatabase` when
-    /// the path holds something that is not a SQLite database.
-    static func prepare(at path: String) throws {
+    /// Creates an empty file with mode 0600 when none exists and `create` is set (else
+    /// throws `notFound`). Throws `notADatabase` when the path holds something that is not
+    /// a SQLite database.
+    static func prepare(at path: String, create: Bool = true) throws {
         var status = stat()
         if stat(path, &status) != 0 {
-            guard errno == ENOENT else {
-                throw StoreError(.sqlite, "Cannot read the store at \(path): \(String(cString: strerror(errno)))",
-                                 resultCode: .cantOpen)
-            }
-            try create(at: path)
+            guard errno == ENOENT else { throw cannotOpen(path, "cannot read the store", errno: errno) }
+            guard create else { throw StoreError(.notFound, "There is no store at \(path)") }
+            try self.create(at: path)
             return
         }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
@@ -23,7 +22,7 @@ enum StoreFile {
         }
         guard status.st_size > 0 else { return }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError(.sqlite, "Cannot read the store at \(path)", resultCode: .cantOpen)
+            throw cannotOpen(path, "cannot read the store", errno: access(path, R_OK) == 0 ? EIO : errno)
         }
         defer { try? handle.close() }
         let prefix = [UInt8]((try? handle.read(upToCount: header.count)) ?? Data())
@@ -31,6 +30,38 @@ enum StoreFile {
             throw StoreError(.notADatabase, "The file at \(path) is not a SQLite database (its header is not SQLite's); it was left untouched",
                              resultCode: .notADatabase)
         }
+    }
+
+    /// `cannotOpen`, naming the cause in words and the path.
+    static func cannotOpen(_ path: String, _ what: String, errno code: Int32) -> StoreError {
+        StoreError(.cannotOpen, "\(what.prefix(1).uppercased() + what.dropFirst()) at \(path): \(cause(errno: code))", resultCode: .cantOpen)
+    }
+
+    /// The cause of a failed open in words a person knows.
+    static func cause(errno code: Int32) -> String {
+        switch code {
+        case EACCES, EPERM: return "permission denied"
+        case EROFS: return "read-only file system"
+        case ENOENT: return "no such file or directory"
+        case ENOTDIR: return "a part of the path is not a directory"
+        case ENOSPC: return "no space left on the device"
+        default: return String(cString: strerror(code))
+        }
+    }
+
+    /// Whether the file system holding `path` is mounted read-only.
+    static func isOnReadOnlyFileSystem(_ path: String) -> Bool {
+        var info = statvfs()
+        return statvfs(path, &info) == 0 && (info.f_flag & UInt(ST_RDONLY)) != 0
+    }
+
+    /// Why `path` cannot be written, in words, or nil when it can.
+    static func writeObstacle(_ path: String) -> String? {
+        if isOnReadOnlyFileSystem(path) { return cause(errno: EROFS) }
+        let directory = (path as NSString).deletingLastPathComponent
+        if access(path, W_OK) != 0 { return cause(errno: errno) }
+        if access(directory.isEmpty ? "." : directory, W_OK) != 0 { return "\(cause(errno: errno)) (its directory)" }
+        return nil
     }
 
     private static func create(at path: String) throws {
@@ -42,8 +73,7 @@ enum StoreFile {
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         if descriptor < 0 {
             if errno == EEXIST { return }  // another process created it first
-            throw StoreError(.sqlite, "Cannot create the store at \(path): \(String(cString: strerror(errno)))",
-                             resultCode: .cantOpen)
+            throw cannotOpen(path, "cannot create the store", errno: errno)
         }
         // The umask may have removed bits; make the mode exactly 0600.
         fchmod(descriptor, 0o600)

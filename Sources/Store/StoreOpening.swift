@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// The steps of opening a store file, in the order that keeps a refused file untouched:
@@ -13,6 +14,10 @@ enum StoreOpening {
                 error.message = "The file at \(path) is not a SQLite database; it was left untouched"
             case .corrupt:
                 error.message = "The store at \(path) is corrupt (\(error.message)); it was left untouched"
+            case _ where error.resultCode?.primary == .cantOpen || error.resultCode?.primary == .readonly:
+                // WAL needs to write its shared-memory file even to read.
+                let cause = StoreFile.writeObstacle(path).map { "cannot write beside it: \($0)" } ?? error.message
+                throw StoreError(.cannotOpen, "Cannot open the store at \(path): \(cause)", resultCode: error.resultCode)
             default:
                 error.message = "The store at \(path) cannot be read: \(error.message)"
             }
@@ -31,8 +36,71 @@ enum StoreOpening {
         }
     }
 
-    static func configure(_ connection: Connection) throws {
-        let mode = try connection.scalar("PRAGMA journal_mode = WAL")?.string?.lowercased()
+    /// The first connection, read and checked: for writing, refused as `cannotOpen` when
+    /// the file or its directory cannot be written; for reading only, opened as immutable
+    /// when WAL's shared-memory file neither exists nor can be made (a read-only file
+    /// system, or a directory of another user's while no process has the store open). Also
+    /// returns the path or URI the store's other connections open.
+    static func open(_ path: String, readOnly: Bool, busyMilliseconds: Int32) throws -> (Connection, String) {
+        guard readOnly else {
+            let writer = try connect(path, flags: SQLITE_OPEN_READWRITE, displayPath: path)
+            writer.setBusyTimeout(milliseconds: busyMilliseconds)
+            if writer.isReadOnly {
+                throw StoreError(.cannotOpen, "Cannot write the store at \(path): \(StoreFile.writeObstacle(path) ?? "SQLite opened it read-only")",
+                                 resultCode: .readonly)
+            }
+            try verifyReadable(writer, path: path)
+            return (writer, path)
+        }
+        let reader = try connect(path, flags: SQLITE_OPEN_READONLY, displayPath: path)
+        reader.setBusyTimeout(milliseconds: busyMilliseconds)
+        do {
+            try verifyReadable(reader, path: path)
+            return (reader, path)
+        } catch let error as StoreError where error.kind == .cannotOpen && !FileManager.default.fileExists(atPath: path + "-shm") {
+            let uri = immutableURI(path)
+            let immutable = try connect(uri, flags: SQLITE_OPEN_READONLY, displayPath: path)
+            try verifyReadable(immutable, path: path)
+            return (immutable, uri)
+        }
+    }
+
+    /// A connection, or `cannotOpen` naming the cause and the path.
+    static func connect(_ openPath: String, flags: Int32, displayPath: String) throws -> Connection {
+        do {
+            return try Connection(path: openPath, flags: flags)
+        } catch let error as StoreError where error.resultCode?.primary == .cantOpen || error.resultCode?.primary == .readonly {
+            let cause = StoreFile.writeObstacle(displayPath).map { "cannot write it: \($0)" } ?? error.message
+            throw StoreError(.cannotOpen, "Cannot open the store at \(displayPath): \(cause)", resultCode: error.resultCode)
+        }
+    }
+
+    /// The URI that opens `path` as immutable (for a read-only file system).
+    static func immutableURI(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
+    }
+
+    /// Refuses, for a read-only store, migrations this program would apply.
+    static func refuseMigrationNeeded(_ connection: Connection, migrator: Migrator, path: String) throws {
+        let applied = Set(try appliedMigrations(connection))
+        let missing = migrator.names.filter { !applied.contains($0) }
+        guard missing.isEmpty else {
+            throw StoreError(.migrationNeeded,
+                             "The store at \(path) needs migrations (\(missing.joined(separator: ", "))) that cannot be applied while it is open read-only: open it once with write access (topregions migrate)")
+        }
+    }
+
+    static func configure(_ connection: Connection, path: String) throws {
+        let mode: String?
+        do {
+            mode = try connection.scalar("PRAGMA journal_mode = WAL")?.string?.lowercased()
+        } catch let error as StoreError where error.resultCode?.primary == .readonly || error.resultCode?.primary == .cantOpen {
+            let cause = StoreFile.writeObstacle(path) ?? error.message
+            throw StoreError(.cannotOpen, "Cannot write the store at \(path): \(cause)", resultCode: error.resultCode)
+        }
         guard mode == "wal" else {
             throw StoreError(.sqlite, "The store could not switch to WAL journaling (it reports \(mode ?? "nothing"))")
         }

@@ -42,14 +42,15 @@ extension Gallery {
         }
     }
 
-    /// Recomputes every count from the photos and runs SQLite's integrity check: the
-    /// problems found, as sentences (empty when the store is sound). Indexes left unbuilt by
+    /// Recomputes every count from the photos and runs SQLite's integrity and foreign key
+    /// checks: the problems found, as sentences (empty when the store is sound). Indexes left unbuilt by
     /// a first sync that died during its bulk load are one, unless a sync is running (it
     /// builds them).
     public func check() throws -> [String] {
         var problems = try store.read { try RegionCounts.check(in: $0) }
         let integrity = try store.integrityCheck()
         if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
+        problems += try store.foreignKeyCheck().map { "foreign key: \($0)" }
         let unbuilt: [String]
         do { unbuilt = try store.deferredIndexStatements() } catch {
             return problems + ["\(error)"]

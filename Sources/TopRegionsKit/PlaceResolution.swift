@@ -14,6 +14,9 @@ enum PlaceResolution {
     struct Outcome: Sendable {
         var resolved = 0
         var failed = 0
+        /// Places not asked about (or not answered) because the pass's time for lookups ran
+        /// out; they stay pending for the next pass.
+        var leftAtDeadline = 0
     }
 
     static func resolvePending(in store: Store, client: FlickrClient, options: SyncOptions) async throws -> Outcome {
@@ -21,14 +24,19 @@ enum PlaceResolution {
             try context.rows("SELECT placeID FROM Place WHERE status = 'pending' ORDER BY id").compactMap { $0[0].string }
         }
         guard !pending.isEmpty else { return Outcome() }
-        let answers = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups)
+        let answers = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups,
+                                deadline: options.placeLookupDeadline)
         let now = options.now()
-        return try await store.write { transaction in try record(answers, askedAt: now, in: transaction) }
+        var outcome = try await store.write { transaction in try record(answers, askedAt: now, in: transaction) }
+        outcome.leftAtDeadline = pending.count - answers.count
+        return outcome
     }
 
-    /// Asks about every place, a few at a time; failures are answers too.
-    private static func ask(_ placeIDs: [String], client: FlickrClient, concurrency: Int) async -> [String: Answer] {
-        await withTaskGroup(of: (String, Answer).self) { group in
+    /// Asks about the places, a few at a time, until all are answered or `deadline` seconds
+    /// have passed: then the lookups still running are cancelled, and the places not
+    /// answered are left out. Failures are answers too.
+    private static func ask(_ placeIDs: [String], client: FlickrClient, concurrency: Int, deadline: TimeInterval) async -> [String: Answer] {
+        await withTaskGroup(of: (String, Answer)?.self) { group in
             var answers: [String: Answer] = [:]
             var next = placeIDs.makeIterator()
             func addNext() -> Bool {
@@ -38,17 +46,29 @@ enum PlaceResolution {
                         return (placeID, .region(try await client.placeInfo(placeID).regionInfo))
                     } catch let error as FlickrError where error.isPermanentForPlace {
                         return (placeID, .permanentFailure)
+                    } catch is CancellationError {
+                        return nil
                     } catch {
-                        return (placeID, .transientFailure)
+                        return Task.isCancelled ? nil : (placeID, .transientFailure)
                     }
                 }
                 return true
             }
-            for _ in 0..<max(1, concurrency) where addNext() {}
-            while let (placeID, answer) = await group.next() {
-                answers[placeID] = answer
-                _ = addNext()
+            // The deadline: a task that ends the lookups when it wakes.
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, min(deadline, 86_400)) * 1_000_000_000))
+                return nil
             }
+            var running = 0
+            for _ in 0..<max(1, concurrency) where addNext() { running += 1 }
+            while running > 0, let result = await group.next() {
+                // Nil is the deadline waking (a lookup only gives nil once cancelled).
+                guard let (placeID, answer) = result else { break }
+                answers[placeID] = answer
+                running -= 1
+                if addNext() { running += 1 }
+            }
+            group.cancelAll()
             return answers
         }
     }

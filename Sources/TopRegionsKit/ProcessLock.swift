@@ -27,12 +27,20 @@ public final class ProcessLock: Sendable {
     /// A lock that guards nothing (for an in-memory store, which no other process can see).
     static let unshared = ProcessLock(descriptor: -1)
 
+    /// A lock file that cannot be used: what is wrong, and the path.
+    public struct FileError: Error, Sendable, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "cannot use the lock file \(path): \(reason)" }
+    }
+
     /// Takes the lock at `path`; waits for it, or throws `Busy` at once.
+    ///
+    /// The file is opened without following a symbolic link, and only a regular file of
+    /// this user's with one link and a pid's length is written to, so that a link planted
+    /// beside a store in a shared directory cannot make us overwrite another file.
     public static func acquire(path: String, holder: String, wait: Bool) throws -> ProcessLock {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StoreError(.sqlite, "Cannot open the lock \(path): \(String(cString: strerror(errno)))")
-        }
+        let descriptor = try openLockFile(path)
         while flock(descriptor, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0 {
             if errno == EINTR { continue }
             let pid = pid(in: descriptor)
@@ -40,14 +48,50 @@ public final class ProcessLock: Sendable {
             throw Busy(pid: pid, holder: holder)
         }
         let pid = "\(getpid())\n"
-        ftruncate(descriptor, 0)
         _ = pid.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        ftruncate(descriptor, off_t(pid.utf8.count))
         return ProcessLock(descriptor: descriptor)
+    }
+
+    /// Longest content a lock file of ours has (a pid and a newline).
+    static let maximumLockFileSize = 32
+
+    private static func openLockFile(_ path: String) throws -> Int32 {
+        let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW
+        var descriptor = open(path, flags | O_CREAT | O_EXCL, 0o600)
+        if descriptor < 0 && errno == EEXIST { descriptor = open(path, flags) }
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            throw FileError(path: path, reason: reason)
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw FileError(path: path, reason: reason)
+        }
+        let problem: String?
+        if info.st_mode & S_IFMT != S_IFREG {
+            problem = "it is not a regular file"
+        } else if info.st_uid != geteuid() {
+            problem = "it belongs to another user (uid \(info.st_uid))"
+        } else if info.st_nlink > 1 {
+            problem = "it has \(info.st_nlink) hard links, so it may be another file too"
+        } else if info.st_size > maximumLockFileSize {
+            problem = "it holds \(info.st_size) bytes, more than a lock file's pid"
+        } else {
+            problem = nil
+        }
+        if let problem {
+            close(descriptor)
+            throw FileError(path: path, reason: problem + "; remove it if it is a stale lock")
+        }
+        return descriptor
     }
 
     /// The pid of the process holding the lock at `path`, or nil when nobody holds it.
     public static func holderPID(path: String) -> Int32? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         // Held only if a non-blocking shared lock fails.

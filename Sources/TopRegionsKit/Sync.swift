@@ -14,6 +14,12 @@ public struct SyncOptions: Sendable {
     public var overlap: TimeInterval = 3600
     /// Places asked at once (the client also bounds requests in flight).
     public var concurrentPlaceLookups = 4
+    /// The longest a pass spends asking about places: a server whose lookups hang cannot
+    /// hold the sync lock for longer. Places not answered by then wait for the next pass.
+    public var placeLookupDeadline: TimeInterval = 120
+    /// Upload dates later than the pass's start by more than this are not believed: they do
+    /// not move the next pass's window (a server's dates are data, not a clock).
+    public var futureDateTolerance: TimeInterval = 86_400
     /// A pass that has stored this many new photos, and may still read more photos than
     /// the store holds, loads the rest with Photo's indexes dropped and builds them after
     /// (`Store.deferIndexes(of:)`): SQLite builds an index over rows already stored up to
@@ -47,8 +53,19 @@ public struct SyncResult: Sendable, Equatable {
     public var placesFailed = 0
     public var calls = 0
     public var seconds: Double = 0
+    /// Records left out because they could not be photos (no id, no owner).
+    public var recordsSkipped = 0
+    /// Why, for the first few of them ("page 2: photo 7 has no owner").
+    public var skippedRecords: [String] = []
+    /// Photos whose upload date lay too far in the future to move the next pass's window.
+    public var futureDatesIgnored = 0
+    /// Places left pending because the pass's time for lookups ran out.
+    public var placesLeftAtDeadline = 0
     /// Why the pass failed, when it did.
     public var error: String?
+    /// What a person should know of a pass that did not fail: records skipped, dates not
+    /// believed, lookups cut short.
+    public var notes: [String] = []
 }
 
 extension Gallery {
@@ -81,8 +98,14 @@ extension Gallery {
         // beyond where that pass stopped were never read.
         let (previous, resumesUnfinishedPass) = try previousPasses()
         let run = try recordStart(started)
-        let minimumUpload = previous?.newestUpload.map { $0.addingTimeInterval(-options.overlap) }
-        var newestUpload = previous?.newestUpload
+        // The window never starts after the previous pass did: a window poisoned by a date
+        // from the future (stored before dates were checked) heals. Starting earlier only
+        // reads photos again, which are known by their ids.
+        let previousNewest = previous.flatMap { pass in pass.newestUpload.map { min($0, pass.startedAt) } }
+        let minimumUpload = previousNewest.map { $0.addingTimeInterval(-options.overlap) }
+        var newestUpload = previousNewest
+        let latestBelievable = started.addingTimeInterval(options.futureDateTolerance)
+        var pageError: Error?
         var namedThisPass = Set<String>()
         var bulkLoad = BulkLoad.notYet
         do {
@@ -105,7 +128,13 @@ extension Gallery {
                     }
                     result.photosNew += stored.new
                     result.photosUpdated += stored.updated
-                    if let newest = batch.pages.flatMap(\.photos).compactMap(\.dateUpload).max() { newestUpload = max(newestUpload ?? newest, newest) }
+                    let skipped = batch.pages.flatMap(\.skipped)
+                    result.recordsSkipped += skipped.count
+                    result.skippedRecords += skipped.prefix(max(0, 10 - result.skippedRecords.count)).map(\.description)
+                    let dates = batch.pages.flatMap(\.photos).compactMap(\.dateUpload)
+                    let believable = dates.filter { $0 <= latestBelievable }
+                    result.futureDatesIgnored += dates.count - believable.count
+                    if let newest = believable.max() { newestUpload = max(newestUpload ?? newest, newest) }
                     // Caught up with the previous pass: older pages hold nothing new. (After
                     // a failed or first pass, keep going: the pages were never all read.)
                     if previous != nil && !resumesUnfinishedPass && stored.reachedKnownPage { break }
@@ -114,7 +143,12 @@ extension Gallery {
                         bulkLoad = try await decideBulkLoad(newThisPass: result.photosNew, pagesLeft: lastPage - next + 1, options: options)
                     }
                 }
-                if let readError = batch.readError { throw readError }
+                // A page that cannot be read ends the reading, not the pass: what was stored
+                // still gets its places.
+                if let readError = batch.readError {
+                    pageError = readError
+                    break
+                }
                 if batch.isLast { break }
             }
             // Before the places: attaching photos to regions finds them by place.
@@ -122,6 +156,8 @@ extension Gallery {
             let places = try await PlaceResolution.resolvePending(in: store, client: client, options: options)
             result.placesResolved = places.resolved
             result.placesFailed = places.failed
+            result.placesLeftAtDeadline = places.leftAtDeadline
+            if let pageError { throw pageError }
         } catch {
             result.outcome = .failed
             result.error = "\(error)"
@@ -134,10 +170,26 @@ extension Gallery {
         if result.outcome != .failed {
             result.outcome = result.photosNew + result.photosUpdated + result.placesResolved > 0 ? .newData : .noData
         }
+        result.notes = Self.notes(result, options: options)
         result.seconds = options.now().timeIntervalSince(started)
-        try record(result, run: run, newestUpload: result.outcome == .failed ? previous?.newestUpload : newestUpload,
+        try record(result, run: run, newestUpload: result.outcome == .failed ? previousNewest : newestUpload,
                    finished: options.now())
         return result
+    }
+
+    /// Sentences for what a pass left out or did not believe.
+    private static func notes(_ result: SyncResult, options: SyncOptions) -> [String] {
+        var notes: [String] = []
+        if result.recordsSkipped > 0 {
+            notes.append("\(result.recordsSkipped) \(result.recordsSkipped == 1 ? "record was" : "records were") skipped: no photo id or owner")
+        }
+        if result.futureDatesIgnored > 0 {
+            notes.append("\(result.futureDatesIgnored) upload \(result.futureDatesIgnored == 1 ? "date lies" : "dates lie") in the future; not used for the next pass's window")
+        }
+        if result.placesLeftAtDeadline > 0 {
+            notes.append("place lookups stopped after \(Int(options.placeLookupDeadline)) s; \(result.placesLeftAtDeadline) \(result.placesLeftAtDeadline == 1 ? "place waits" : "places wait") for the next pass")
+        }
+        return notes
     }
 
     /// Where a pass stands with `SyncOptions.bulkLoadMinimumPhotos`.

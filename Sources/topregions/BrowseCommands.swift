@@ -11,7 +11,7 @@ extension Commands {
                                  example: "topregions regions --limit 10") { context in
         let limit = try context.arguments.integer("limit", default: 50, range: 1...10_000)
         let byCountry = context.arguments.flag("by-country")
-        let gallery = try context.openGalleryForCommandWithoutArguments()
+        let gallery = try context.openGalleryForCommandWithoutArguments(.read)
         defer { gallery.close() }
         var regions = try gallery.topRegions(limit: limit)
         if byCountry {
@@ -59,7 +59,7 @@ extension Commands {
         guard let name = try context.arguments.option("region") else { throw UsageError("photos needs --region NAME|ID") }
         let byPhotographer = context.arguments.flag("by-photographer")
         let base = try imageBase(&context)
-        let gallery = try context.openGalleryForCommandWithoutArguments()
+        let gallery = try context.openGalleryForCommandWithoutArguments(.read)
         defer { gallery.close() }
         let region = try resolveRegion(name, in: gallery)
         var photos = try gallery.photos(inRegion: region.id ?? -1, imageBase: base)
@@ -91,7 +91,7 @@ extension Commands {
                                usage: "photo ID", example: "topregions photo 53300015612 --json") { context in
         let base = try imageBase(&context)
         let id = try context.arguments.positionals(1...1, "the photo id")[0]
-        let gallery = try context.openGallery()
+        let gallery = try context.openGallery(.read)
         defer { gallery.close() }
         guard let photo = try gallery.photo(flickrID: id, imageBase: base) else { throw RuntimeError("no photo has id \(id)") }
         if context.output.json { context.output.emit(photoJSON(photo, detail: true)) } else {

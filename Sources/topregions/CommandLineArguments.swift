@@ -75,10 +75,15 @@ struct Arguments: Sendable {
         return number
     }
 
-    mutating func duration(_ name: String, default value: TimeInterval) throws -> TimeInterval {
+    /// A duration option within `range` (seconds): `90s`, `20m`, `1h30m`, `1.5d`.
+    mutating func duration(_ name: String, default value: TimeInterval, range: ClosedRange<TimeInterval>) throws -> TimeInterval {
         guard let text = try option(name) else { return value }
         guard let seconds = Duration.parse(text) else {
-            throw UsageError("--\(name) must be a duration like 90s, 20m, 1h or 7d, not \"\(text)\"")
+            throw UsageError("--\(name) must be a duration like 90s, 20m, 1h30m or 7d, not \"\(text)\"")
+        }
+        guard seconds > 0 else { throw UsageError("--\(name) must be more than 0, not \"\(text)\"") }
+        guard range.contains(seconds) else {
+            throw UsageError("--\(name) must be from \(Duration.format(range.lowerBound)) to \(Duration.format(range.upperBound)), not \"\(text)\"")
         }
         return seconds
     }
@@ -94,16 +99,43 @@ struct Arguments: Sendable {
     }
 }
 
-/// Durations as the tool writes them: `90s`, `20m`, `1h`, `7d`.
+/// Durations as the tool writes them: one or more amounts with a unit, largest first or
+/// not (`90s`, `20m`, `1h30m`, `1.5h`, `7d`): s, m, h, d.
 enum Duration {
+    /// Seconds, or nil when the text is not a duration. Amounts are read as decimals, so
+    /// no amount overflows; a total too large to be finite is no duration.
     static func parse(_ text: String) -> TimeInterval? {
-        guard let unit = text.last, let number = Double(text.dropLast()), number > 0 else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 40 else { return nil }
+        var total: Double = 0
+        var amount = ""
+        for character in text {
+            if character.isASCII && (character.isNumber || character == ".") {
+                amount.append(character)
+                continue
+            }
+            guard let number = Double(amount), let unit = seconds(per: character) else { return nil }
+            total += number * unit
+            amount = ""
+        }
+        guard amount.isEmpty, total.isFinite else { return nil }
+        return total
+    }
+
+    private static func seconds(per unit: Character) -> Double? {
         switch unit {
-        case "s": return number
-        case "m": return number * 60
-        case "h": return number * 3600
-        case "d": return number * 86_400
+        case "s": return 1
+        case "m": return 60
+        case "h": return 3600
+        case "d": return 86_400
         default: return nil
         }
+    }
+
+    /// The shortest way the tool writes a whole number of seconds: `30d`, `1h`, `90s`.
+    static func format(_ seconds: TimeInterval) -> String {
+        for (unit, size) in [("d", 86_400.0), ("h", 3600.0), ("m", 60.0)] where seconds >= size && seconds.truncatingRemainder(dividingBy: size) == 0 {
+            return "\(Int(seconds / size))\(unit)"
+        }
+        return "\(Int(seconds))s"
     }
 }

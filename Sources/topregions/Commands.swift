@@ -23,7 +23,8 @@ struct Command: Sendable {
 
 let sourceOptions = [
     "--endpoint URL     Flickr REST endpoint (default: $FLICKR_ENDPOINT; none and no key: the bundled SampleData)",
-    "--api-key KEY      Flickr API key (default: $FLICKR_API_KEY)",
+    "--api-key-file F   a file whose first line is the Flickr API key (default: $FLICKR_API_KEY_FILE)",
+    "--api-key KEY      the key itself (default: $FLICKR_API_KEY); visible to every user in ps: prefer the file",
     "--format json|xml  response format (default: json)",
     "--image-base URL   base of photo URLs (default: $FLICKR_IMAGE_BASE, else https://live.staticflickr.com)",
     "--pages N          pages of recent photos to read at most (default: 8)",

@@ -26,15 +26,41 @@ struct Context: Sendable {
         return URL(fileURLWithPath: cacheHome).appendingPathComponent("topregions/images")
     }
 
-    func openGallery() throws -> Gallery {
-        try Gallery(path: storePath)
+    /// What a command does to the store.
+    enum StoreUse {
+        /// Reads only: an existing store, opened read-only when it cannot be written.
+        case read
+        /// Writes an existing store.
+        case write
+        /// Writes, creating the store when missing (sync, daemon).
+        case create
+    }
+
+    /// Opens the store for `use`. A read or write command never creates a store: one that
+    /// is missing is "no store at PATH; run `topregions sync` first".
+    func openGallery(_ use: StoreUse) throws -> Gallery {
+        var configuration = StoreConfiguration()
+        configuration.access = use == .create ? .readWriteCreate : .readWrite
+        do {
+            return try Gallery(path: storePath, configuration: configuration)
+        } catch let error as StoreError where error.kind == .notFound {
+            throw RuntimeError("no store at \(absolute(storePath)); run `topregions sync` first")
+        } catch let error as StoreError where error.kind == .cannotOpen && use == .read {
+            configuration.access = .readOnly
+            return try Gallery(path: storePath, configuration: configuration)
+        }
     }
 
     /// For a command that takes options only: refuses a stray word (a usage error, before
     /// the store is touched), then opens the store.
-    mutating func openGalleryForCommandWithoutArguments() throws -> Gallery {
+    mutating func openGalleryForCommandWithoutArguments(_ use: StoreUse) throws -> Gallery {
         _ = try arguments.positionals(0...0, "")
-        return try openGallery()
+        return try openGallery(use)
+    }
+
+    /// A path as a person can find it again from anywhere.
+    func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// The Flickr source from `--endpoint`, `--api-key`, `--format`, `--image-base`,
@@ -42,7 +68,9 @@ struct Context: Sendable {
     /// neither key nor endpoint.
     mutating func source(gallery: Gallery) throws -> (client: FlickrClient, name: String) {
         let endpoint = try arguments.option("endpoint") ?? environment["FLICKR_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 }
-        let apiKey = try arguments.option("api-key") ?? environment["FLICKR_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        let keyFile = try arguments.option("api-key-file") ?? environment["FLICKR_API_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let apiKey = try arguments.option("api-key") ?? keyFile.map(Self.readAPIKey)
+            ?? environment["FLICKR_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         let formatText = try arguments.option("format") ?? "json"
         guard let format = ResponseFormat(rawValue: formatText) else { throw UsageError("--format must be json or xml, not \"\(formatText)\"") }
         let imageBase = try arguments.option("image-base") ?? environment["FLICKR_IMAGE_BASE"].flatMap { $0.isEmpty ? nil : $0 }
@@ -72,6 +100,20 @@ struct Context: Sendable {
             configuration.endpoint = url
         }
         return (FlickrClient(configuration: configuration, rateLimiter: limiter), configuration.endpoint.absoluteString)
+    }
+
+    /// The key in a file (its first line, trimmed): kept out of the process list, where
+    /// `--api-key` is visible to every user of the machine.
+    static func readAPIKey(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            throw RuntimeError("cannot read the API key file \(path): \(reason)")
+        }
+        guard data.count <= 4096 else { throw RuntimeError("the API key file \(path) holds \(data.count) bytes; a key is one short line") }
+        let key = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !key.isEmpty else { throw RuntimeError("the API key file \(path) is empty") }
+        return key
     }
 
     mutating func syncOptions() throws -> SyncOptions {

@@ -47,8 +47,7 @@ final class SignalEvents: @unchecked Sendable {
 func log(_ level: String, _ event: String, _ fields: [(String, Any)] = []) {
     var line = "ts=\(Date().iso8601) level=\(level) event=\(event)"
     for (key, value) in fields {
-        let text = "\(value)"
-        line += " \(key)=" + (text.contains(" ") || text.isEmpty ? "\"\(text.replacingOccurrences(of: "\"", with: "'"))\"" : text)
+        line += " \(key)=" + TerminalText.logValue("\(value)")
     }
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
@@ -105,8 +104,8 @@ extension Commands {
                                 options: ["--interval D       time between passes, with a little jitter (default: 20m)"] + sourceOptions,
                                 example: "topregions daemon --interval 15m") { context in
         limitMallocArenas()
-        let interval = try context.arguments.duration("interval", default: 20 * 60)
-        let gallery = try context.openGallery()
+        let interval = try context.arguments.duration("interval", default: 20 * 60, range: 1...(30 * 86_400))
+        let gallery = try context.openGallery(.create)
         defer { gallery.close() }
         let (client, source) = try context.source(gallery: gallery)
         let options = try context.syncOptions()
@@ -125,7 +124,10 @@ extension Commands {
                     log(result.outcome == .failed ? "error" : "info", "sync", [
                         ("result", result.outcome.rawValue), ("photos_new", result.photosNew), ("photos_updated", result.photosUpdated),
                         ("places_resolved", result.placesResolved), ("places_pending", result.placesPending), ("calls", result.calls),
+                        ("records_skipped", result.recordsSkipped), ("future_dates_ignored", result.futureDatesIgnored),
+                        ("places_left_at_deadline", result.placesLeftAtDeadline),
                         ("seconds", String(format: "%.2f", result.seconds)), ("error", result.error ?? "")])
+                    for record in result.skippedRecords { log("warning", "skipped-record", [("record", record)]) }
                     return result.outcome == .failed
                 } catch is CancellationError {
                     log("info", "sync-cancelled")

@@ -27,7 +27,7 @@ extension Commands {
 
         init(_ context: inout Context) throws {
             output = try context.arguments.option("output")
-            gallery = try context.openGallery()
+            gallery = try context.openGallery(.write)
             do {
                 client = try context.source(gallery: gallery).client
                 _ = try context.syncOptions()

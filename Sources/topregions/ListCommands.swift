@@ -7,19 +7,19 @@ extension Commands {
                               example: "topregions view 53300015612") { context in
         let base = try imageBase(&context)
         let id = try context.arguments.positionals(1...1, "the photo id")[0]
-        let gallery = try context.openGallery()
+        let gallery = try context.openGallery(.write)
         defer { gallery.close() }
         guard let photo = try gallery.photo(flickrID: id, imageBase: base) else { throw RuntimeError("no photo has id \(id)") }
         let viewed = try gallery.recordView(photoID: photo.id)
         var object = photoJSON(photo, detail: true)
         object["lastViewed"] = viewed.iso8601
-        if context.output.json { context.output.emit(object) } else { context.output.write("viewed \(photo.title) at \(viewed.iso8601)\n") }
+        if context.output.json { context.output.emit(object) } else { context.output.line("viewed \(photo.title) at \(viewed.iso8601)") }
         return 0
     }
 
     static let recents = Command(name: "recents", abstract: "List the photos viewed most recently (at most 20).", usage: "recents",
                                  example: "topregions recents --json") { context in
-        let gallery = try context.openGalleryForCommandWithoutArguments()
+        let gallery = try context.openGalleryForCommandWithoutArguments(.read)
         defer { gallery.close() }
         let recents = try gallery.recents()
         if context.output.json {
@@ -35,7 +35,7 @@ extension Commands {
                                    usage: "favorites [add ID | remove ID | move FROM TO]",
                                    example: "topregions favorites move 3 1") { context in
         let words = try context.arguments.positionals(0...3, "")
-        let gallery = try context.openGallery()
+        let gallery = try context.openGallery(words.isEmpty ? .read : .write)
         defer { gallery.close() }
         func photoID(_ flickrID: String) throws -> Int64 {
             guard let photo = try gallery.photo(flickrID: flickrID) else { throw RuntimeError("no photo has id \(flickrID)") }

@@ -7,8 +7,8 @@ extension Commands {
     static let prune = Command(name: "prune", abstract: "Delete photos downloaded long ago (keeping Recents and Favorites) and what is left empty.",
                                usage: "prune [--older-than 7d]", options: ["--older-than D      age to prune at (default: 7d)"],
                                example: "topregions prune --older-than 14d") { context in
-        let age = try context.arguments.duration("older-than", default: Gallery.defaultRetention)
-        let gallery = try context.openGalleryForCommandWithoutArguments()
+        let age = try context.arguments.duration("older-than", default: Gallery.defaultRetention, range: 1...(3650 * 86_400))
+        let gallery = try context.openGalleryForCommandWithoutArguments(.write)
         defer { gallery.close() }
         let result = try gallery.prune(olderThan: age)
         let object: [String: Any] = ["photos": result.photos, "photographers": result.photographers, "places": result.places, "regions": result.regions]
@@ -20,7 +20,7 @@ extension Commands {
 
     static let status = Command(name: "status", abstract: "Show what the store holds, the last sync, the daemon and the rate limit.",
                                 usage: "status", example: "topregions status --json") { context in
-        let gallery = try context.openGalleryForCommandWithoutArguments()
+        let gallery = try context.openGalleryForCommandWithoutArguments(.read)
         defer { gallery.close() }
         let status = try gallery.status()
         let lastSync: Any = status.lastSync.map { run in
@@ -44,13 +44,24 @@ extension Commands {
         return 0
     }
 
-    static let check = Command(name: "check", abstract: "Recompute the counts and run the store's integrity check.", usage: "check",
-                               example: "topregions check") { context in
-        let gallery = try context.openGalleryForCommandWithoutArguments()
-        defer { gallery.close() }
-        let problems = try gallery.check()
+    static let check = Command(name: "check", abstract: "Recompute the counts and run the store's integrity and foreign key checks.",
+                               usage: "check", example: "topregions check") { context in
+        _ = try context.arguments.positionals(0...0, "")
+        let problems: [String]
+        do {
+            let gallery = try context.openGallery(.read)
+            defer { gallery.close() }
+            problems = try gallery.check()
+        } catch {
+            // A store that cannot even be read is the check's answer too, in JSON as well.
+            guard context.output.json else { throw error }
+            context.output.emit(["ok": false, "problems": ["\(error)"],
+                                 "error": ["kind": (error as? StoreError).map { "\($0.kind)" } ?? "other", "message": "\(error)"]] as [String: Any])
+            return 1
+        }
         if context.output.json { context.output.emit(["ok": problems.isEmpty, "problems": problems] as [String: Any]) } else {
-            context.output.write(problems.isEmpty ? "ok\n" : problems.joined(separator: "\n") + "\n")
+            if problems.isEmpty { context.output.write("ok\n") }
+            for problem in problems { context.output.line(problem) }
         }
         return problems.isEmpty ? 0 : 1
     }

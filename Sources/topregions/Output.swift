@@ -10,8 +10,9 @@ struct Output: Sendable {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
+    /// One line on stderr, its text escaped for the terminal (it may quote a server).
     func diagnostic(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escape(text) + "\n").utf8))
     }
 
     /// One JSON value on its own line.
@@ -23,9 +24,15 @@ struct Output: Sendable {
         JSONText.of(value)
     }
 
-    /// Rows as aligned columns that respect wide characters and the terminal width.
+    /// Rows as aligned columns that respect wide characters and the terminal width; cells
+    /// are escaped for the terminal (they hold Flickr's text).
     func table(_ headers: [String], _ rows: [[String]]) {
-        write(Self.table(headers, rows, width: terminalWidth))
+        write(Self.table(headers, rows.map { $0.map(TerminalText.escape) }, width: terminalWidth))
+    }
+
+    /// A line of human output that quotes text from outside: escaped for the terminal.
+    func line(_ text: String) {
+        write(TerminalText.escape(text) + "\n")
     }
 
     var terminalWidth: Int {

@@ -95,7 +95,7 @@ extension Commands {
         let limit = try context.arguments.integer("limit", default: 50, range: 1...10_000)
         let base = try imageBase(&context)
         let list = try context.arguments.positionals(1...1, "what to watch (regions, recents, favorites or photos)")[0]
-        let gallery = try context.openGallery()
+        let gallery = try context.openGallery(.read)
         defer { gallery.close() }
         let output = context.output
         let printer: WatchPrinter

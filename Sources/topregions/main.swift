@@ -27,7 +27,7 @@ func usage() -> String {
 }
 
 func fail(_ message: String, code: Int32, usage extra: String? = nil) -> Never {
-    FileHandle.standardError.write(Data("topregions: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("topregions: \(TerminalText.escape(message))\n".utf8))
     if let extra { FileHandle.standardError.write(Data(("\n" + extra).utf8)) }
     exit(code)
 }

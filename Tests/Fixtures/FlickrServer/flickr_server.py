@@ -24,6 +24,14 @@ applies "times" times (default 1, -1 for ever), and does one or more of:
     "malformed": true
     "fail_code": Flickr error code (with "fail_message")         "body_bytes": a body this big
     "dtd": an XML body that declares entities (billion laughs)
+    "deep": N, elements (XML) or arrays (JSON) nested N deep inside the photos
+    "utf16_dtd": true, a UTF-16 XML body that declares and uses an entity
+    "patch": [{"index": i, "set": {field: value}, "remove": [field]}], applied to the photos
+                of a photos.search answer (no "index": every photo)
+    "extra_photos": [photo objects], appended to a photos.search page
+    "place_patch": {"region": name, "country": name, "locality": name}, applied to a
+                places.getInfo answer, in either format
+    "body_text": a body to send as it is, with "content_type" (default text/html)
 """
 import argparse
 import json
@@ -94,6 +102,56 @@ BILLION_LAUGHS = b"""<?xml version="1.0"?>
 <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>
 <rsp stat="ok"><photos page="1" pages="1" perpage="1" total="1"><photo id="1" owner="x" title="&lol3;"/></photos></rsp>
 """
+
+
+def deep_body(depth, fmt):
+    if fmt == "json":
+        return ('{"stat": "ok", "photos": {"page": 1, "pages": 1, "perpage": 1, "total": "1", "photo": '
+                + "[" * depth + "]" * depth + "}}").encode()
+    return ('<?xml version="1.0" encoding="utf-8" ?><rsp stat="ok"><photos page="1" pages="1" perpage="1" total="1">'
+            + "<a>" * depth + "</a>" * depth + "</photos></rsp>").encode()
+
+
+UTF16_DTD = ('<?xml version="1.0" encoding="UTF-16"?>\n<!DOCTYPE rsp [<!ENTITY title "entity text">]>\n'
+             '<rsp stat="ok"><photos page="1" pages="1" perpage="1" total="1">'
+             '<photo id="1" owner="x" title="&title;"/></photos></rsp>\n').encode("utf-16")
+
+
+def patch_photos(photos, patches):
+    photos = [dict(photo) for photo in photos]
+    for patch in patches or []:
+        indexes = [patch["index"]] if "index" in patch else range(len(photos))
+        for index in indexes:
+            if 0 <= index < len(photos):
+                photos[index].update(patch.get("set", {}))
+                for field in patch.get("remove", []):
+                    photos[index].pop(field, None)
+    return photos
+
+
+def place_xml(place):
+    """A places.getInfo answer in XML from its JSON form."""
+    def attributes(level):
+        return " ".join(f"{key}={quoteattr(str(value))}" for key, value in level.items()
+                        if not isinstance(value, dict) and key != "_content")
+    parts = []
+    for name in ("locality", "county", "region", "country"):
+        level = place.get(name)
+        if isinstance(level, dict):
+            parts.append(f"<{name} {attributes(level)}>{escape(str(level.get('_content', '')))}</{name}>")
+    return (f'<?xml version="1.0" encoding="utf-8" ?>\n<rsp stat="ok">\n<place {attributes(place)}>'
+            + "".join(parts) + "</place>\n</rsp>\n").encode()
+
+
+def patched_place(raw_json, patch, fmt):
+    document = json.loads(raw_json)
+    place = document["place"]
+    for name, value in patch.items():
+        if isinstance(place.get(name), dict):
+            place[name]["_content"] = value
+    if fmt == "json":
+        return json.dumps(document, ensure_ascii=False).encode()
+    return place_xml(place)
 
 
 class State:
@@ -221,6 +279,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, body, content_type, headers, delay)
         if fault.get("dtd"):
             return self.send(200, BILLION_LAUGHS, "text/xml", headers, delay)
+        if fault.get("deep"):
+            return self.send(200, deep_body(int(fault["deep"]), fmt), content_type, headers, delay)
+        if fault.get("utf16_dtd"):
+            return self.send(200, UTF16_DTD, "text/xml; charset=utf-16", headers, delay)
+        if "body_text" in fault:
+            return self.send(200, fault["body_text"].encode(), fault.get("content_type", "text/html"), headers, delay)
         if "fail_code" in fault:
             body = failure_body(fault["fail_code"], fault.get("fail_message", "Injected failure"), fmt)
             return self.send(200, body, content_type, headers, delay, truncate)
@@ -233,16 +297,20 @@ class Handler(BaseHTTPRequestHandler):
         if api_key is not None and query.get("api_key") != api_key:
             return self.send(200, failure_body(100, "Invalid API Key (Key has invalid format)", fmt), content_type, headers, delay)
         if method == "flickr.photos.search":
-            body = self.search(query, fmt)
+            body = self.search(query, fmt, fault)
         elif method == "flickr.places.getInfo":
-            body = self.server.data.place(query.get("place_id", ""), fmt)
+            if fault.get("place_patch"):
+                raw = self.server.data.place(query.get("place_id", ""), "json")
+                body = patched_place(raw, fault["place_patch"], fmt) if raw is not None else None
+            else:
+                body = self.server.data.place(query.get("place_id", ""), fmt)
             if body is None:
                 body = failure_body(2, "Not a valid place id", fmt)
         else:
             body = failure_body(112, f'Method "{method}" not found', fmt)
         return self.send(200, body, content_type, headers, delay, truncate)
 
-    def search(self, query, fmt):
+    def search(self, query, fmt, fault):
         page = max(1, int(query.get("page", "1") or 1))
         per_page = min(500, max(1, int(query.get("per_page", "100") or 100)))
         photos = self.server.data.photos
@@ -250,7 +318,9 @@ class Handler(BaseHTTPRequestHandler):
             minimum = float(query["min_upload_date"])
             photos = [p for p in photos if float(p.get("dateupload", 0)) >= minimum]
         start = (page - 1) * per_page
-        return search_body(photos[start:start + per_page], page, per_page, len(photos), fmt)
+        chosen = patch_photos(photos[start:start + per_page], fault.get("patch"))
+        chosen += fault.get("extra_photos", [])
+        return search_body(chosen, page, per_page, len(photos), fmt)
 
     def read_json(self):
         length = int(self.headers.get("Content-Length", "0"))

@@ -67,6 +67,12 @@ public final class FlickrTestServer: @unchecked Sendable {
         try await addFaults([fault])
     }
 
+    /// A fault written as JSON text, for values `JSONSerialization` cannot write (an
+    /// integer of more than 64 bits).
+    public func addFault(json: String) async throws {
+        try await control("POST", "/_control/faults", body: Data(json.utf8))
+    }
+
     public func clearFaults() async throws {
         try await control("DELETE", "/_control/faults", body: nil)
     }

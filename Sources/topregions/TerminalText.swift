@@ -1,0 +1,49 @@
+/// Text from outside (Flickr's titles, names, messages) made safe to show a person: a
+/// terminal acts on control characters (ESC starts sequences that clear the screen, set
+/// the window title or write the clipboard; CR rewrites a line), so C0 and C1 controls
+/// and DEL are shown escaped (`\x1b`), and so are the characters that reorder or break
+/// lines (bidirectional overrides and isolates, line and paragraph separators, as
+/// `\u{202e}`). Everything else is shown as it is. JSON output needs none of this: JSON's
+/// own escaping makes every character safe.
+enum TerminalText {
+    static func escape(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 8)
+        for scalar in text.unicodeScalars {
+            if !needsEscape(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else if scalar.value < 0x100 {
+                result += "\\x" + hex(scalar.value, digits: 2)
+            } else {
+                result += "\\u{" + hex(scalar.value, digits: 4) + "}"
+            }
+        }
+        return result
+    }
+
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: return true
+        case 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    private static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+
+    /// A value for a `key=value` log line: bare when it is a plain word, else quoted with
+    /// `"` and `\` escaped, controls escaped as above. A logged value never ends the line
+    /// or starts another field.
+    static func logValue(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            !needsEscape(scalar) && scalar != " " && scalar != "\"" && scalar != "=" && scalar != "\\"
+        }
+        if plain { return text }
+        let escaped = escape(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
+        return "\"" + escaped + "\""
+    }
+}
