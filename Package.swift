@@ -83,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "StoreTestSupport", "CSQLite"]
+            dependencies: ["Store", "StoreTestSupport", "CSQLite", "ResultsController"]
         ),
     ],
     swiftLanguageModes: [.v6]

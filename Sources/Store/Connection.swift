@@ -9,6 +9,8 @@ final class Connection {
     let handle: OpaquePointer
     let path: String
     private var statements: [String: Statement] = [:]
+    /// The writer's recorder of row changes (`ChangeRecorder`); nil on readers.
+    var changeRecorder: ChangeRecorder?
     static let statementCacheLimit = 256
 
     /// Opens a connection. `flags` are SQLite's open flags; the URI flag is always added.

@@ -1,5 +1,6 @@
 /// Deletes objects with Core Data's delete rules, set by set: each relationship costs one
-/// query per few hundred deleted objects, not one per object.
+/// query per few hundred deleted objects, not one per object. The change set hears of every
+/// row deleted or nullified from SQLite (`ChangeRecorder`).
 struct DeleteRules {
     let transaction: Transaction
 
@@ -10,7 +11,6 @@ struct DeleteRules {
         let existing = try selectIDs("SELECT \(SQL.quote(entity.primaryKey)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(entity.primaryKey)) IN", ids)
         guard !existing.isEmpty else { return 0 }
         var cascadeAfter: [(Entity, [Int64])] = []
-        var touchedAfter: [(Relationship, [Int64])] = []
         for relationship in entity.relationships {
             let destination = try schema.entity(named: relationship.destination)
             if let column = relationship.foreignKeyColumn {
@@ -18,7 +18,7 @@ struct DeleteRules {
                 guard !targets.isEmpty else { continue }
                 switch relationship.deleteRule {
                 case .cascade: cascadeAfter.append((destination, targets))
-                case .nullify: touchedAfter.append((relationship, targets))
+                case .nullify: break  // the reference goes with the row
                 case .deny: throw denied(entity, relationship)
                 }
             } else {
@@ -33,8 +33,6 @@ struct DeleteRules {
                         try connection.run("UPDATE \(SQL.quote(destination.name)) SET \(SQL.quote(column)) = NULL WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(chunk.count)))",
                                            chunk.map { .integer($0) })
                     }
-                    let inverseName = relationship.inverse ?? column
-                    for id in related { transaction.recordUpdated(destination.name, id, [inverseName]) }
                 case .deny:
                     throw denied(entity, relationship)
                 }
@@ -43,10 +41,6 @@ struct DeleteRules {
         for chunk in existing.chunked(SQL.maximumParametersPerStatement) {
             try connection.run("DELETE FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(entity.primaryKey)) IN (\(SQL.placeholders(chunk.count)))",
                                chunk.map { .integer($0) })
-        }
-        for id in existing { transaction.recordDeleted(entity.name, id) }
-        for (relationship, targets) in touchedAfter {
-            for target in targets { transaction.markInverseUpdated(relationship, target) }
         }
         for (destination, targets) in cascadeAfter {
             _ = try delete(destination, ids: targets)

@@ -126,6 +126,10 @@ public struct Entity: Sendable {
     public var attributes: [Attribute]
     public var relationships: [Relationship]
     public var indexes: [TableIndex]
+    /// Whether the history and observers hear of its rows' changes. Off only for
+    /// bookkeeping nobody shows (a ledger of API calls), where a history entry per row
+    /// would be all cost.
+    public var isTracked: Bool
 
     /// The columns of the table after the primary key: attributes, then foreign keys.
     public var storedColumns: [String] { storedColumnIndex.names }
@@ -140,8 +144,9 @@ public struct Entity: Sendable {
     let insertWithPrimaryKeySQL: String
 
     public init(_ name: String, primaryKey: String = "id", attributes: [Attribute],
-                relationships: [Relationship] = [], indexes: [TableIndex] = []) {
+                relationships: [Relationship] = [], indexes: [TableIndex] = [], tracked: Bool = true) {
         self.name = name
+        self.isTracked = tracked
         self.primaryKey = primaryKey
         self.attributes = attributes
         self.relationships = relationships

@@ -44,6 +44,7 @@ public final class Store: Sendable {
         } else {
             try StoreOpening.configure(writer, path: path)
             try StoreOpening.migrate(writer, schema: schema, migrator: migrator)
+            writer.changeRecorder = try ChangeRecorder(connection: writer, schema: schema)
         }
         self.path = path
         self.schema = schema
@@ -68,6 +69,7 @@ public final class Store: Sendable {
         let connection = try Connection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         try connection.execute("PRAGMA foreign_keys = ON")
         try StoreOpening.migrate(connection, schema: schema, migrator: migrator)
+        connection.changeRecorder = try ChangeRecorder(connection: connection, schema: schema)
         self.path = nil
         self.schema = schema
         self.configuration = configuration
@@ -129,6 +131,8 @@ public final class Store: Sendable {
         defer { notifier.deliverPending() }
         return try pool.withWriter { connection in
             try connection.execute("BEGIN IMMEDIATE")
+            connection.changeRecorder?.reset()
+            defer { connection.changeRecorder?.reset() }
             do {
                 let transaction = Transaction(connection: connection, schema: schema)
                 let result = try body(transaction)

@@ -1,9 +1,10 @@
 /// Access to the store inside `Store.write`: a unit of work that commits whole or not at
-/// all. Every write through it is recorded in the transaction's change set, which observers
-/// and the history receive after commit.
+/// all. Every row it changes, by whatever means (records, delete rules, raw SQL), is in the
+/// transaction's change set, which observers and the history receive after commit: SQLite
+/// tells the store of each one (`ChangeRecorder`).
 public final class Transaction: ReadContext {
     /// What this transaction has changed so far.
-    public private(set) var changes = ChangeSet()
+    public var changes: ChangeSet { connection.changeRecorder?.changes ?? ChangeSet() }
 
     /// What `upsert` did to a record.
     public enum UpsertOutcome: Sendable, Equatable {
@@ -30,12 +31,7 @@ public final class Transaction: ReadContext {
             position += 1
         }
         while try statement.step() {}
-        let id = record.id ?? connection.lastInsertedRowID
-        record.id = id
-        changes.recordInsert(entity.name, id)
-        for (relationship, position) in entity.foreignKeyPositions {
-            if let target = values[position].int64 { markInverseUpdated(relationship, target) }
-        }
+        record.id = record.id ?? connection.lastInsertedRowID
     }
 
     /// Inserts `record` and returns it with its id.
@@ -155,9 +151,8 @@ public final class Transaction: ReadContext {
 
     // MARK: Raw SQL
 
-    /// Runs SQL that changes the store without recording anything in the change set: for
-    /// schema changes, or bulk statements whose effect the caller records itself with
-    /// `recordChanges`.
+    /// Runs SQL: schema changes, or bulk statements. The rows it changes are in the
+    /// transaction's change set like any other (SQLite reports them to the store).
     public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
         if arguments.isEmpty {
             try connection.execute(sql)
@@ -171,54 +166,24 @@ public final class Transaction: ReadContext {
         for statement in entity.createStatements() { try connection.execute(statement) }
     }
 
-    /// Adds changes made by raw SQL to this transaction's change set.
-    public func recordChanges(_ entityName: String, inserted: some Sequence<Int64> = [Int64](),
-                              updated: [Int64: Set<String>] = [:], deleted: some Sequence<Int64> = [Int64]()) {
-        for id in inserted { changes.recordInsert(entityName, id) }
-        for (id, keys) in updated { changes.recordUpdate(entityName, id, keys) }
-        for id in deleted { changes.recordDelete(entityName, id) }
-    }
-
-    // MARK: Internals shared with DeleteRules
-
-    func recordDeleted(_ entityName: String, _ id: Int64) { changes.recordDelete(entityName, id) }
-    func recordUpdated(_ entityName: String, _ id: Int64, _ keys: some Sequence<String>) {
-        changes.recordUpdate(entityName, id, keys)
-    }
-
-    /// The other end of a to-one relationship changed: mark it updated under the inverse's
-    /// name, as Core Data marks both ends of a relationship change.
-    func markInverseUpdated(_ relationship: Relationship, _ target: Int64) {
-        guard let inverse = relationship.inverse else { return }
-        changes.recordUpdate(relationship.destination, target, [inverse])
-    }
-
     private func storedValues<R: Record>(_ type: R.Type, id: Int64) throws -> [SQLValue]? {
         let entity = R.entity
         let sql = "SELECT \(entity.storedColumns.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(entity.primaryKey)) = ?"
         return try connection.rows(sql, [.integer(id)]).first?.values
     }
 
-    /// Writes the columns whose value differs between `old` and `new`; records the change.
+    /// Writes the columns whose value differs between `old` and `new`; returns the keys
+    /// that changed (attribute names, and relationship names for foreign keys).
     private func write(_ entity: Entity, id: Int64, from old: [SQLValue], to new: [SQLValue]) throws -> Set<String> {
         let changed = entity.storedColumns.indices.filter { !Self.sameStoredValue(old[$0], new[$0]) }
         guard !changed.isEmpty else { return [] }
         let assignments = changed.map { "\(SQL.quote(entity.storedColumns[$0])) = ?" }.joined(separator: ", ")
         let sql = "UPDATE \(SQL.quote(entity.name)) SET \(assignments) WHERE \(SQL.quote(entity.primaryKey)) = ?"
         try connection.run(sql, changed.map { new[$0] } + [.integer(id)])
-        var keys: Set<String> = []
-        for index in changed {
+        return Set(changed.map { index in
             let column = entity.storedColumns[index]
-            guard let relationship = entity.relationship(forColumn: column) else {
-                keys.insert(column)
-                continue
-            }
-            keys.insert(relationship.name)
-            if let target = old[index].int64 { markInverseUpdated(relationship, target) }
-            if let target = new[index].int64 { markInverseUpdated(relationship, target) }
-        }
-        changes.recordUpdate(entity.name, id, keys)
-        return keys
+            return entity.relationship(forColumn: column)?.name ?? column
+        })
     }
 
     /// Equality as SQLite stores values: numbers compare by value (an INTEGER column keeps

@@ -133,7 +133,6 @@ enum PlaceResolution {
             for row in try transaction.rows(sql, places.map { .integer($0) }) {
                 guard let photo = row[0].int64, let place = row[1].int64, let region = regionOfPlace[place] else { continue }
                 try transaction.execute("UPDATE Photo SET region_id = ? WHERE id = ?", [.integer(region), .integer(photo)])
-                transaction.recordChanges("Photo", updated: [photo: ["region"]])
                 memberships.append(RegionCounts.Membership(region: region, photographer: row[2].int64))
             }
         }

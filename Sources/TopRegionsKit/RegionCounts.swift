@@ -45,16 +45,12 @@ enum RegionCounts {
             if let existing = links[link] {
                 if after <= 0 {
                     try transaction.execute("DELETE FROM RegionPhotographer WHERE id = ?", [.integer(existing.id)])
-                    transaction.recordChanges("RegionPhotographer", deleted: [existing.id])
                 } else {
                     try transaction.execute("UPDATE RegionPhotographer SET photoCount = ? WHERE id = ?", [.integer(after), .integer(existing.id)])
-                    transaction.recordChanges("RegionPhotographer", updated: [existing.id: ["photoCount"]])
                 }
             } else if after > 0 {
                 try transaction.execute("INSERT INTO RegionPhotographer (region_id, photographer_id, photoCount) VALUES (?, ?, ?)",
                                         [.integer(link.region), link.photographer.map { .integer($0) } ?? .null, .integer(after)])
-                let id = try transaction.scalar("SELECT last_insert_rowid()")?.int64 ?? 0
-                transaction.recordChanges("RegionPhotographer", inserted: [id])
             }
             if before <= 0 && after > 0 { photographersPerRegion[link.region, default: 0] += 1 }
             if before > 0 && after <= 0 { photographersPerRegion[link.region, default: 0] -= 1 }
@@ -65,11 +61,9 @@ enum RegionCounts {
                 // Setting photographerCount at all, even to itself, would rewrite the region's
                 // entry in the top-regions index (and compare its name on the way).
                 try transaction.execute("UPDATE Region SET photoCount = photoCount + ? WHERE id = ?", [.integer(photoDelta), .integer(region)])
-                transaction.recordChanges("Region", updated: [region: ["photoCount", "photos"]])
             } else {
                 try transaction.execute("UPDATE Region SET photoCount = photoCount + ?, photographerCount = photographerCount + ? WHERE id = ?",
                                         [.integer(photoDelta), .integer(photographerDelta), .integer(region)])
-                transaction.recordChanges("Region", updated: [region: ["photoCount", "photos", "photographerCount"]])
             }
         }
     }

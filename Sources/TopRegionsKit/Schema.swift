@@ -103,7 +103,9 @@ public enum TopRegionsSchema {
     ])
 
     /// The times of Flickr API calls, for the rate limit across restarts.
-    public static let apiCall = Entity("APICall", attributes: [Attribute("at", .real)], indexes: [TableIndex("api_call_at", columns: ["at"])])
+    /// Not tracked: a ledger row per API call in the history would be all cost.
+    public static let apiCall = Entity("APICall", attributes: [Attribute("at", .real)], indexes: [TableIndex("api_call_at", columns: ["at"])],
+                                       tracked: false)
 
     public static let entities = [photographer, region, place, photo, regionPhotographer, recent, favorite, thumbnail, syncRun, apiCall]
     public static let schema = Schema(entities)

@@ -222,14 +222,16 @@ struct ReadOnlyStoreTests {
         let tool = try Tool()
         try tool.run(["sync"])
         let asOther: [String]
+        // What another user may read (WAL's files beside the store, if a process left them).
+        let files = [tool.store, tool.store + "-wal", tool.store + "-shm"].filter { FileManager.default.fileExists(atPath: $0) }
         if geteuid() == 0 {
             // Root ignores permissions: run the tool as nobody on a store root owns.
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.directory.path)
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tool.store)
+            for file in files { try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file) }
             asOther = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
         } else {
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: tool.directory.path)
-            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: tool.store)
+            for file in files { try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file) }
             asOther = []
         }
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.directory.path) }

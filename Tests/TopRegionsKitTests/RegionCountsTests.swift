@@ -3,8 +3,8 @@ import Store
 import Testing
 @testable import TopRegionsKit
 
-/// `RegionCounts` directly: the counts and links it keeps, and the changes it records for
-/// observers, as photos join and leave regions.
+/// `RegionCounts` directly: the counts and links it keeps, and the changes observers hear
+/// of (which the store learns from SQLite), as photos join and leave regions.
 @Suite("Region counts")
 struct RegionCountsTests {
     /// Two regions and three photographers, no photos: the ids of each.
@@ -50,8 +50,9 @@ struct RegionCountsTests {
         #expect(after.regions[south] == [1, 0])
         #expect(after.links == [[north, people[0]]: 2, [north, people[1]]: 1])
         #expect(changes["RegionPhotographer"].inserted.count == 2)
-        #expect(changes["Region"].updated[north] == ["photoCount", "photos", "photographerCount"])
-        #expect(changes["Region"].updated[south] == ["photoCount", "photos"])
+        // The counts that changed, and the links (a relationship) of the region that got some.
+        #expect(changes["Region"].updated[north] == ["photoCount", "photographerCount", "photographerLinks"])
+        #expect(changes["Region"].updated[south] == ["photoCount"])
     }
 
     @Test("A second page adds to existing links; leaving removes a photographer only with their last photo, and deletes the link")
@@ -80,7 +81,7 @@ struct RegionCountsTests {
         #expect(after.regions[north] == [2, 2], "a keeps one photo, b leaves")
         #expect(after.links == [[north, people[0]]: 1, [north, people[2]]: 1])
         #expect(third["RegionPhotographer"].deleted == Set([linkB].compactMap { $0 }))
-        #expect(third["Region"].updated[north] == ["photoCount", "photos", "photographerCount"])
+        #expect(third["Region"].updated[north] == ["photoCount", "photographerCount", "photographerLinks"])
     }
 
     @Test("Joining and leaving within one transaction leaves no link and records no link change")

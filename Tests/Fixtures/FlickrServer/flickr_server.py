@@ -206,6 +206,9 @@ class Handler(BaseHTTPRequestHandler):
     def send(self, status, body, content_type, headers=None, delay=0, truncate=None):
         if delay:
             time.sleep(delay)
+        # A request stops being in flight once its answer is ready: the client may start the
+        # next one as soon as it has read this one, before this thread runs on.
+        self.leave_flight()
         full_length = len(body)
         quietly = truncate is not None and truncate < 0
         if truncate is not None:
@@ -232,11 +235,17 @@ class Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        self.in_flight = True
         try:
             self.serve()
         finally:
-            with state.lock:
-                state.in_flight -= 1
+            self.leave_flight()
+
+    def leave_flight(self):
+        if getattr(self, "in_flight", False):
+            self.in_flight = False
+            with self.server.state.lock:
+                self.server.state.in_flight -= 1
 
     def control_get(self):
         state = self.server.state
