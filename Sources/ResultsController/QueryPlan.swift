@@ -84,14 +84,14 @@ struct QueryPlan {
     }
 
     /// The root objects a commit may have moved, added, removed or changed.
-    func affectedIDs(by changes: ChangeSet, undisplayedKeys: Set<String>, store: Store) throws -> AffectedIDs {
+    func affectedIDs(by changes: ChangeSet, shown: ShownKeys, store: Store) throws -> AffectedIDs {
         var affected = AffectedIDs()
         let root = changes[rootEntity.name]
         affected.all.formUnion(root.inserted)
         affected.all.formUnion(root.deleted)
         for (id, keys) in root.updated {
             affected.all.insert(id)
-            if !keys.isSubset(of: undisplayedKeys) { affected.contentChanged.insert(id) }
+            if shown.includesAny(of: keys) { affected.contentChanged.insert(id) }
         }
         // An attribute of a related object that the request reads: find the root objects
         // that lead to it (one query per relationship, chunked IN inside the store).
@@ -103,9 +103,23 @@ struct QueryPlan {
             let ids = try store.read { try $0.fetchIDs(lookup) }
             affected.all.formUnion(ids)
             let shownKeys = relationship.keys.map { "\(relationship.path).\($0)" }
-            if !Set(shownKeys).isSubset(of: undisplayedKeys) { affected.contentChanged.formUnion(ids) }
+            if shown.includesAny(of: Set(shownKeys)) { affected.contentChanged.formUnion(ids) }
         }
         return affected
+    }
+}
+
+/// Which keys a row shows: a change to another key alone moves the row (when it is sorted
+/// on) but is not reported as an update.
+struct ShownKeys: Sendable {
+    /// Every key but these.
+    var undisplayed: Set<String> = []
+    /// Only these, when given.
+    var displayed: Set<String>?
+
+    func includesAny(of keys: Set<String>) -> Bool {
+        if let displayed { return !keys.isDisjoint(with: displayed) }
+        return !keys.isSubset(of: undisplayed)
     }
 }
 

@@ -25,6 +25,9 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     /// Keys whose change alone is not shown (for example a `displayOrder` that only places
     /// the row): a change to them moves rows but does not report an update.
     public let undisplayedKeys: Set<String>
+    /// When given, the only keys (and key paths) the consumer shows: a change to any other
+    /// key alone is not an update (a list of titles need not hear that a thumbnail came).
+    public let displayedKeys: Set<String>?
     /// Apple's `cacheName`: the computed index is kept in the store under this name and
     /// reused by a later `performFetch` of the same request (in any process) while the
     /// history shows no relevant change since.
@@ -93,7 +96,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     /// the request has no sort key, when the first sort key does not order by the section
     /// key, or when a key path does not fit the schema.
     public init(store: Store, request: FetchRequest, sectionKeyPath: String? = nil, undisplayedKeys: Set<String> = [],
-                cacheName: String? = nil, deliveryQueue: DispatchQueue? = nil) throws {
+                displayedKeys: Set<String>? = nil, cacheName: String? = nil, deliveryQueue: DispatchQueue? = nil) throws {
         guard request.entityName == R.entity.name else {
             throw ResultsControllerError("The request fetches \(request.entityName), but the controller shows \(R.entity.name)")
         }
@@ -101,6 +104,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         self.request = request
         self.sectionKeyPath = sectionKeyPath
         self.undisplayedKeys = undisplayedKeys
+        self.displayedKeys = displayedKeys
         self.cacheName = cacheName
         self.deliveryQueue = deliveryQueue
         self.plan = try QueryPlan(request: request, sectionKeyPath: sectionKeyPath, schema: store.schema)
@@ -386,7 +390,8 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     }
 
     private func apply(_ entry: HistoryEntry) throws {
-        let affected = try plan.affectedIDs(by: entry.changes, undisplayedKeys: undisplayedKeys, store: store)
+        let affected = try plan.affectedIDs(by: entry.changes, shown: ShownKeys(undisplayed: undisplayedKeys, displayed: displayedKeys),
+                                            store: store)
         guard !affected.all.isEmpty else { return }
         for id in affected.all { recordCache.removeValue(forKey: id) }
         let oldSections = sectionList.values

@@ -15,15 +15,25 @@ import Foundation
 final class ChangeRecorder {
     /// What a table's columns mean, by column index (from `PRAGMA table_info`).
     struct TableMap {
-        var entity: String
+        /// The entity's place in `entityNames` and `pending`.
+        var entity: Int
         /// Per column: the key a change records (nil for the primary key).
         var keys: [String?]
-        /// Foreign key columns: index, destination entity, inverse name at the destination.
-        var foreignKeys: [(column: Int32, destination: String, inverse: String)]
+        /// Foreign key columns: index, destination entity (its place), inverse name there.
+        var foreignKeys: [(column: Int32, destination: Int, inverse: String)]
     }
 
-    private(set) var changes = ChangeSet()
+    /// The changes so far, per entity by place (no dictionary of names on the hot path).
+    private var pending: [EntityChanges] = []
+    private var entityNames: [String] = []
     private var tables: [String: TableMap] = [:]
+
+    /// What the transaction has changed so far.
+    var changes: ChangeSet {
+        var entities: [String: EntityChanges] = [:]
+        for (index, changes) in pending.enumerated() where !changes.isEmpty { entities[entityNames[index]] = changes }
+        return ChangeSet(entities: entities)
+    }
     /// The last table looked up, by its name's bytes (rows of one statement come in runs).
     private var lastName: [CChar] = []
     private var lastMap: TableMap?
@@ -43,18 +53,21 @@ final class ChangeRecorder {
     /// added some at the end).
     func reloadTables(connection: Connection, schema: Schema) throws {
         var tables: [String: TableMap] = [:]
+        entityNames = schema.entities.map(\.name)
+        pending = entityNames.map { _ in EntityChanges() }
+        let place = Dictionary(entityNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         for entity in schema.entities where entity.isTracked {
             let columns = try connection.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(entity.name)])
                 .compactMap { $0[0].string }
-            guard !columns.isEmpty else { continue }
-            var map = TableMap(entity: entity.name, keys: [], foreignKeys: [])
+            guard !columns.isEmpty, let ordinal = place[entity.name] else { continue }
+            var map = TableMap(entity: ordinal, keys: [], foreignKeys: [])
             for (index, column) in columns.enumerated() {
                 if column == entity.primaryKey {
                     map.keys.append(nil)
                 } else if let relationship = entity.relationship(forColumn: column) {
                     map.keys.append(relationship.name)
-                    if let inverse = relationship.inverse {
-                        map.foreignKeys.append((Int32(index), relationship.destination, inverse))
+                    if let inverse = relationship.inverse, let destination = place[relationship.destination] {
+                        map.foreignKeys.append((Int32(index), destination, inverse))
                     }
                 } else {
                     map.keys.append(column)
@@ -69,7 +82,7 @@ final class ChangeRecorder {
 
     /// Starts a transaction's change set afresh.
     func reset() {
-        changes = ChangeSet()
+        for index in pending.indices where !pending[index].isEmpty { pending[index] = EntityChanges() }
     }
 
     private func map(for table: UnsafePointer<CChar>) -> TableMap? {
@@ -84,23 +97,19 @@ final class ChangeRecorder {
         guard let map = map(for: table) else { return }
         switch operation {
         case SQLITE_INSERT:
-            changes.recordInsert(map.entity, newKey)
+            pending[map.entity].recordInsert(newKey)
             for foreignKey in map.foreignKeys {
-                if let target = Self.integer(db, foreignKey.column, new: true) {
-                    changes.recordUpdate(foreignKey.destination, target, CollectionOfOne(foreignKey.inverse))
-                }
+                if let target = Self.integer(db, foreignKey.column, new: true) { markInverse(foreignKey.destination, target, foreignKey.inverse) }
             }
         case SQLITE_DELETE:
             for foreignKey in map.foreignKeys {
-                if let target = Self.integer(db, foreignKey.column, new: false) {
-                    changes.recordUpdate(foreignKey.destination, target, CollectionOfOne(foreignKey.inverse))
-                }
+                if let target = Self.integer(db, foreignKey.column, new: false) { markInverse(foreignKey.destination, target, foreignKey.inverse) }
             }
-            changes.recordDelete(map.entity, oldKey)
+            pending[map.entity].recordDelete(oldKey)
         case SQLITE_UPDATE where oldKey != newKey:
             // The primary key itself changed: to a reader, one object went and another came.
-            changes.recordDelete(map.entity, oldKey)
-            changes.recordInsert(map.entity, newKey)
+            pending[map.entity].recordDelete(oldKey)
+            pending[map.entity].recordInsert(newKey)
         case SQLITE_UPDATE:
             recordUpdate(db, map: map, id: newKey)
         default:
@@ -119,11 +128,17 @@ final class ChangeRecorder {
             keys.append(key)
             if let foreignKey = map.foreignKeys.first(where: { $0.column == Int32(index) }) {
                 for value in [old, new] where value.map({ sqlite3_value_type($0) == SQLITE_INTEGER }) ?? false {
-                    changes.recordUpdate(foreignKey.destination, sqlite3_value_int64(value), CollectionOfOne(foreignKey.inverse))
+                    markInverse(foreignKey.destination, sqlite3_value_int64(value), foreignKey.inverse)
                 }
             }
         }
-        if !keys.isEmpty { changes.recordUpdate(map.entity, id, keys) }
+        if !keys.isEmpty { pending[map.entity].recordUpdate(id, keys) }
+    }
+
+    /// The object at the other end of a changed relationship is updated under the
+    /// inverse's name (a bulk insert marks the same few objects again and again: cheap).
+    private func markInverse(_ entity: Int, _ id: Int64, _ inverse: String) {
+        pending[entity].recordUpdate(id, inverse)
     }
 
     /// The integer in a column before (`new` false) or after the change, or nil (NULL).

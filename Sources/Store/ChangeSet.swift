@@ -78,6 +78,13 @@ public struct EntityChanges: Sendable, Equatable {
         updated[id, default: []].formUnion(keys)
     }
 
+    /// One key: the common case of a relationship's other end, checked before it is added.
+    mutating func recordUpdate(_ id: Int64, _ key: String) {
+        if updated[id]?.contains(key) == true { return }
+        guard !inserted.contains(id), !deleted.contains(id) else { return }
+        updated[id, default: []].insert(key)
+    }
+
     mutating func recordDelete(_ id: Int64) {
         if inserted.remove(id) != nil { return }
         updated.removeValue(forKey: id)

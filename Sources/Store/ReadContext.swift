@@ -120,10 +120,9 @@ public class ReadContext {
         let statement = try connection.statement(sql)
         try statement.bind(arguments)
         var records: [R] = []
-        var row = Row(columns: statement.columns, values: [])
+        let reader = ColumnReader(statement)
         while try statement.step() {
-            statement.read(into: &row)
-            records.append(try R(row: row))
+            records.append(try R.decodeRecord(reader))
         }
         return records
     }

@@ -18,6 +18,15 @@ public protocol Record: Sendable {
     init(row: Row) throws
     /// Writes the stored columns (attributes and foreign keys); unset columns take their default.
     func encode(to container: inout RecordContainer)
+    /// Decodes the row a fetch is on (primary key first, then the stored columns in order).
+    /// The default is `init(row:)`; `TableRecord` reads the columns by position instead.
+    static func decodeRecord(_ reader: ColumnReader) throws -> Self
+}
+
+extension Record {
+    public static func decodeRecord(_ reader: ColumnReader) throws -> Self {
+        try Self(row: reader.currentRow())
+    }
 }
 
 /// The column values of one record, in the entity's column order.
@@ -43,6 +52,11 @@ public struct RecordContainer {
             }
             values[index] = newValue?.sqlValue ?? .null
         }
+    }
+
+    /// Sets the value of the stored column at `index` (a `TableRecord` writes them in order).
+    mutating func set(_ value: SQLValue, at index: Int) {
+        values[index] = value
     }
 
     func value(of column: String) -> SQLValue {

@@ -113,23 +113,32 @@ extension Gallery {
 
     // MARK: Results controllers
 
-    public func topRegionsController(limit: Int = topRegionsLimit, byCountry: Bool = false) throws -> ResultsController<RegionRecord> {
+    /// What a region's row shows (`RegionRow`).
+    static let shownRegionKeys: Set<String> = ["placeID", "name", "country", "photographerCount", "photoCount"]
+    /// What a photo's row shows (`PhotoRow`): its text, photographer, upload date, URLs.
+    static let shownPhotoKeys: Set<String> = ["flickrID", "title", "subtitle", "photographer", "photographer.name", "uploaded",
+                                              "secret", "server", "farm", "originalSecret", "originalFormat"]
+
+    public func topRegionsController(limit: Int = topRegionsLimit, byCountry: Bool = false,
+                                     delivery: DispatchQueue? = nil) throws -> ResultsController<RegionRecord> {
         try ResultsController(store: store, request: Self.topRegionsRequest(limit: limit, byCountry: byCountry),
-                              sectionKeyPath: byCountry ? "country" : nil)
+                              sectionKeyPath: byCountry ? "country" : nil, displayedKeys: Self.shownRegionKeys, deliveryQueue: delivery)
     }
 
-    public func regionPhotosController(regionID: Int64, byPhotographer: Bool = false) throws -> ResultsController<PhotoRecord> {
+    public func regionPhotosController(regionID: Int64, byPhotographer: Bool = false,
+                                       delivery: DispatchQueue? = nil) throws -> ResultsController<PhotoRecord> {
         try ResultsController(store: store, request: Self.regionPhotosRequest(regionID: regionID, byPhotographer: byPhotographer),
-                              sectionKeyPath: byPhotographer ? "photographer.name" : nil)
+                              sectionKeyPath: byPhotographer ? "photographer.name" : nil, displayedKeys: Self.shownPhotoKeys, deliveryQueue: delivery)
     }
 
-    public func recentsController() throws -> ResultsController<PhotoRecord> {
-        try ResultsController(store: store, request: Self.recentsRequest)
+    public func recentsController(delivery: DispatchQueue? = nil) throws -> ResultsController<PhotoRecord> {
+        try ResultsController(store: store, request: Self.recentsRequest,
+                              displayedKeys: ["flickrID", "title", "subtitle", "recent.lastViewed"], deliveryQueue: delivery)
     }
 
     /// Favorites; a change of `displayOrder` alone is a move, never an update.
-    public func favoritesController() throws -> ResultsController<PhotoRecord> {
-        try ResultsController(store: store, request: Self.favoritesRequest, undisplayedKeys: ["favorite.displayOrder", "favorite"])
+    public func favoritesController(delivery: DispatchQueue? = nil) throws -> ResultsController<PhotoRecord> {
+        try ResultsController(store: store, request: Self.favoritesRequest, displayedKeys: ["flickrID", "title"], deliveryQueue: delivery)
     }
 }
 

@@ -44,30 +44,25 @@ public actor ThumbnailLoader {
     }
 }
 
-struct ThumbnailRecord: Record {
-    static let entity = TopRegionsSchema.thumbnail
+/// A photo's square thumbnail, kept in the store.
+struct ThumbnailRecord: TableRecord {
     var id: Int64?
-    var bytes: [UInt8]
-    var fetchedAt: Date
+    var bytes: [UInt8] = []
+    var fetchedAt = Date(timeIntervalSince1970: 0)
     var photoID: Int64?
+
+    static let table = RecordTable<ThumbnailRecord>("Thumbnail", columns: [
+        .column("bytes", \.bytes),
+        .column("fetchedAt", \.fetchedAt),
+        .toOne("photo", "Photo", \.photoID, inverse: "thumbnail"),
+    ], indexes: [TableIndex("thumbnail_photo", columns: ["photo_id"], unique: true)])
+
+    init() {}
 
     init(bytes: [UInt8], fetchedAt: Date, photoID: Int64?) {
         self.bytes = bytes
         self.fetchedAt = fetchedAt
         self.photoID = photoID
-    }
-
-    init(row: Row) throws {
-        id = try row.int64("id")
-        bytes = row.optionalBytes("bytes") ?? []
-        fetchedAt = Date(timeIntervalSince1970: try row.double("fetchedAt"))
-        photoID = row.optionalInt64("photo_id")
-    }
-
-    func encode(to container: inout RecordContainer) {
-        container["bytes"] = bytes
-        container["fetchedAt"] = fetchedAt
-        container["photo_id"] = photoID
     }
 }
 

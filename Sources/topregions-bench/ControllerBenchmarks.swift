@@ -14,27 +14,19 @@ enum ControllerBenchmarks {
         },
     ]
 
-    static let entity = Entity("BenchItem", attributes: [Attribute("score", .integer), Attribute("bucket", .integer)],
-                               indexes: [TableIndex("bench_item_order", columns: ["bucket", "score"])])
+    static var entity: Entity { Item.entity }
 
-    struct Item: Record {
-        static let entity = ControllerBenchmarks.entity
+    struct Item: TableRecord {
+        static let table = RecordTable<Item>("BenchItem", columns: [.column("score", \.score), .column("bucket", \.bucket)],
+                                             indexes: [TableIndex("bench_item_order", columns: ["bucket", "score"])])
         var id: Int64?
-        var score: Int64
-        var bucket: Int64
+        var score: Int64 = 0
+        var bucket: Int64 = 0
+        init() {}
         init(id: Int64? = nil, score: Int64, bucket: Int64) {
             self.id = id
             self.score = score
             self.bucket = bucket
-        }
-        init(row: Row) throws {
-            id = try row.int64("id")
-            score = try row.int64("score")
-            bucket = try row.int64("bucket")
-        }
-        func encode(to container: inout RecordContainer) {
-            container["score"] = score
-            container["bucket"] = bucket
         }
     }
 
@@ -122,18 +114,14 @@ enum ControllerBenchmarks {
 }
 
 extension ControllerBenchmarks {
-    static let titled = Entity("BenchTitled", attributes: [Attribute("title", .text)])
+    static var titled: Entity { Titled.entity }
 
-    struct Titled: Record {
-        static let entity = ControllerBenchmarks.titled
+    struct Titled: TableRecord {
+        static let table = RecordTable<Titled>("BenchTitled", columns: [.column("title", \.title)])
         var id: Int64?
-        var title: String
+        var title = ""
+        init() {}
         init(title: String) { self.title = title }
-        init(row: Row) throws {
-            id = try row.int64("id")
-            title = try row.string("title")
-        }
-        func encode(to container: inout RecordContainer) { container["title"] = title }
     }
 
     /// What `cacheName` saves: a fetch sorted by localized-standard title (no index, so

@@ -87,40 +87,40 @@ struct BenchRegion {
 }
 
 /// A record the shape of a Flickr photo: twelve stored columns, two indexes (the unique
-/// Flickr id and the region's foreign key).
-struct BenchPhoto: Record {
-    static let entity = Entity("BenchPhoto", attributes: [
-        Attribute("flickrID", .text, unique: true),
-        Attribute("title", .text),
-        Attribute("subtitle", .text),
-        Attribute("ownerID", .text),
-        Attribute("ownerName", .text),
-        Attribute("uploaded", .real),
-        Attribute("latitude", .real),
-        Attribute("longitude", .real),
-        Attribute("server", .text),
-        Attribute("secret", .text),
-        Attribute("views", .integer),
-    ], relationships: [
-        .toOne("region", "BenchRegion", inverse: "photos"),
+/// Flickr id and the region's foreign key), declared as the product's records are.
+struct BenchPhoto: TableRecord {
+    static let table = RecordTable<BenchPhoto>("BenchPhoto", columns: [
+        .column("flickrID", \.flickrID, unique: true),
+        .column("title", \.title),
+        .column("subtitle", \.subtitle),
+        .column("ownerID", \.ownerID),
+        .column("ownerName", \.ownerName),
+        .column("uploaded", \.uploaded),
+        .column("latitude", \.latitude),
+        .column("longitude", \.longitude),
+        .column("server", \.server),
+        .column("secret", \.secret),
+        .column("views", \.views),
+        .toOne("region", "BenchRegion", \.regionID, inverse: "photos"),
     ])
 
-    static let columns = ["flickrID", "title", "subtitle", "ownerID", "ownerName", "uploaded", "latitude", "longitude",
-                          "server", "secret", "views", "region_id"]
+    static var columns: [String] { entity.storedColumns }
 
     var id: Int64?
-    var flickrID: String
-    var title: String
-    var subtitle: String
-    var ownerID: String
-    var ownerName: String
-    var uploaded: Double
-    var latitude: Double
-    var longitude: Double
-    var server: String
-    var secret: String
-    var views: Int64
-    var regionID: Int64
+    var flickrID = ""
+    var title = ""
+    var subtitle = ""
+    var ownerID = ""
+    var ownerName = ""
+    var uploaded = 0.0
+    var latitude = 0.0
+    var longitude = 0.0
+    var server = ""
+    var secret = ""
+    var views: Int64 = 0
+    var regionID: Int64 = 0
+
+    init() {}
 
     init(id: Int64?, flickrID: String, title: String, subtitle: String, ownerID: String, ownerName: String, uploaded: Double,
          latitude: Double, longitude: Double, server: String, secret: String, views: Int64, regionID: Int64) {
@@ -137,37 +137,6 @@ struct BenchPhoto: Record {
         self.secret = secret
         self.views = views
         self.regionID = regionID
-    }
-
-    init(row: Row) throws {
-        id = try row.int64("id")
-        flickrID = try row.string("flickrID")
-        title = try row.string("title")
-        subtitle = try row.string("subtitle")
-        ownerID = try row.string("ownerID")
-        ownerName = try row.string("ownerName")
-        uploaded = try row.double("uploaded")
-        latitude = try row.double("latitude")
-        longitude = try row.double("longitude")
-        server = try row.string("server")
-        secret = try row.string("secret")
-        views = try row.int64("views")
-        regionID = try row.int64("region_id")
-    }
-
-    func encode(to container: inout RecordContainer) {
-        container["flickrID"] = flickrID
-        container["title"] = title
-        container["subtitle"] = subtitle
-        container["ownerID"] = ownerID
-        container["ownerName"] = ownerName
-        container["uploaded"] = uploaded
-        container["latitude"] = latitude
-        container["longitude"] = longitude
-        container["server"] = server
-        container["secret"] = secret
-        container["views"] = views
-        container["region_id"] = regionID
     }
 
     /// Deterministic photos with realistic lengths of text.

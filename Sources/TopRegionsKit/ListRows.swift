@@ -1,0 +1,170 @@
+import Foundation
+
+// The rows of the gallery's lists as clients receive them: the CLI's `--json`, `watch
+// --json`, and the HTTP API all encode these types (one type per row), with
+// `GalleryJSON.encoder`. Optional fields are written as null, never left out.
+
+/// A row of the top regions.
+public struct RegionRow: Sendable, Equatable, Encodable {
+    /// The position in the list, from 1.
+    public var rank: Int
+    /// The region's Flickr place id: its identity.
+    public var id: String
+    public var name: String
+    public var country: String?
+    /// Distinct photographers with photos in the region: its popularity.
+    public var photographers: Int
+    public var photos: Int
+
+    public init(rank: Int, id: String, name: String, country: String?, photographers: Int, photos: Int) {
+        self.rank = rank
+        self.id = id
+        self.name = name
+        self.country = country
+        self.photographers = photographers
+        self.photos = photos
+    }
+
+    enum CodingKeys: String, CodingKey { case rank, id, name, country, photographers, photos }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(rank, forKey: .rank)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(country, forKey: .country)
+        try container.encode(photographers, forKey: .photographers)
+        try container.encode(photos, forKey: .photos)
+    }
+}
+
+/// A photo in a list (a region's photos).
+public struct PhotoRow: Sendable, Equatable, Encodable {
+    /// The Flickr id.
+    public var id: String
+    /// The assignment's title: the Flickr title, else the description, else "Unknown".
+    public var title: String
+    /// The description, empty when it became the title.
+    public var subtitle: String
+    public var photographer: String?
+    public var uploaded: Date?
+    public var thumbnailURL: URL?
+    public var imageURL: URL?
+
+    public init(id: String, title: String, subtitle: String, photographer: String?, uploaded: Date?, thumbnailURL: URL?, imageURL: URL?) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+        self.photographer = photographer
+        self.uploaded = uploaded
+        self.thumbnailURL = thumbnailURL
+        self.imageURL = imageURL
+    }
+
+    enum CodingKeys: String, CodingKey { case id, title, subtitle, photographer, uploaded, thumbnailURL, imageURL }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(subtitle, forKey: .subtitle)
+        try container.encode(photographer, forKey: .photographer)
+        try container.encode(uploaded, forKey: .uploaded)
+        try container.encode(thumbnailURL?.absoluteString, forKey: .thumbnailURL)
+        try container.encode(imageURL?.absoluteString, forKey: .imageURL)
+    }
+}
+
+/// One photo in full: a list row with where it was taken, and (after a view) when it was
+/// viewed.
+public struct PhotoDetail: Sendable, Equatable, Encodable {
+    public var photo: PhotoRow
+    public var region: String?
+    /// The region's Flickr place id.
+    public var regionID: String?
+    public var country: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    /// When the photo was viewed, for the answer to a view.
+    public var lastViewed: Date?
+
+    public init(photo: PhotoRow, region: String?, regionID: String?, country: String?, latitude: Double?, longitude: Double?,
+                lastViewed: Date? = nil) {
+        self.photo = photo
+        self.region = region
+        self.regionID = regionID
+        self.country = country
+        self.latitude = latitude
+        self.longitude = longitude
+        self.lastViewed = lastViewed
+    }
+
+    enum CodingKeys: String, CodingKey { case region, regionID, country, latitude, longitude, lastViewed }
+
+    public func encode(to encoder: Encoder) throws {
+        try photo.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(region, forKey: .region)
+        try container.encode(regionID, forKey: .regionID)
+        try container.encode(country, forKey: .country)
+        // JSON has no infinities: a coordinate that is not finite is none.
+        try container.encode(latitude.flatMap { $0.isFinite ? $0 : nil }, forKey: .latitude)
+        try container.encode(longitude.flatMap { $0.isFinite ? $0 : nil }, forKey: .longitude)
+        if let lastViewed { try container.encode(lastViewed, forKey: .lastViewed) }
+    }
+}
+
+/// A photo in Recents.
+public struct RecentRow: Sendable, Equatable, Encodable {
+    public var id: String
+    public var title: String
+    public var subtitle: String
+    public var lastViewed: Date
+
+    public init(id: String, title: String, subtitle: String, lastViewed: Date) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+        self.lastViewed = lastViewed
+    }
+}
+
+/// A photo in Favorites, at its position.
+public struct FavoriteRow: Sendable, Equatable, Encodable {
+    /// The position in the user's order, from 1.
+    public var position: Int
+    public var id: String
+    public var title: String
+
+    public init(position: Int, id: String, title: String) {
+        self.position = position
+        self.id = id
+        self.title = title
+    }
+}
+
+/// How the gallery's rows and reports are written as JSON: keys sorted, dates in ISO 8601
+/// (UTC, seconds), slashes unescaped, nothing left out (an absent value is null).
+public enum GalleryJSON {
+    public static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(iso8601(date))
+        }
+        return encoder
+    }
+
+    /// One value as JSON text.
+    public static func text(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// A date as the JSON writes it.
+    public static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+import ResultsController
+import Store
+
+/// A section of a live list: its name, its identity (the section key's value: JSON null
+/// for the NULL section), and its rows.
+public struct ListSection<Row: Sendable & Encodable>: Sendable, Encodable {
+    public var name: String
+    public var value: SectionValue
+    public var rows: [Row]
+
+    enum CodingKeys: String, CodingKey { case name, value, rows }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(JSONSectionValue(value), forKey: .value)
+        try container.encode(rows, forKey: .rows)
+    }
+}
+
+/// A section value as JSON writes it: null, a number, or text.
+struct JSONSectionValue: Encodable {
+    let value: SectionValue
+    init(_ value: SectionValue) { self.value = value }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch value.value {
+        case .null: try container.encodeNil()
+        case .integer(let number): try container.encode(number)
+        case .real(let number): try container.encode(number)
+        case .text, .blob: try container.encode(value.name)
+        }
+    }
+}
+
+/// What a live list says: first the whole list, then each change as a batch.
+public enum ListEvent<Row: Sendable & Encodable>: Sendable, Encodable {
+    /// The whole list, as of `token`.
+    case snapshot(token: Int64, sections: [ListSection<Row>])
+    /// One change, with UIKit's index rules in the results controller's canonical form
+    /// (see docs/results-controller.md), bringing the list to `token`.
+    case batch(ListBatch<Row>)
+
+    /// The history token the event brings its list to.
+    public var token: Int64 {
+        switch self {
+        case .snapshot(let token, _): return token
+        case .batch(let batch): return batch.token
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case type, token, sections }
+
+    public func encode(to encoder: Encoder) throws {
+        switch self {
+        case .snapshot(let token, let sections):
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode("snapshot", forKey: .type)
+            try container.encode(token, forKey: .token)
+            try container.encode(sections, forKey: .sections)
+        case .batch(let batch):
+            try batch.encode(to: encoder)
+        }
+    }
+}
+
+/// One batch of a live list: index paths as `[section, row]`, rows after the batch.
+public struct ListBatch<Row: Sendable & Encodable>: Sendable, Encodable {
+    /// A row that arrives: where (after the batch) and what it holds.
+    public struct Arrival: Sendable, Encodable {
+        public var section: Int
+        public var row: Int
+        public var value: Row
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(section)
+            try container.encode(row)
+            try container.encode(value)
+        }
+    }
+
+    /// A row that moves or is redrawn: from (before), to (after), and what it holds.
+    public struct Change: Sendable, Encodable {
+        public var from: IndexPath
+        public var to: IndexPath
+        public var value: Row
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            try container.encode(from.section)
+            try container.encode(from.row)
+            try container.encode(to.section)
+            try container.encode(to.row)
+            try container.encode(value)
+        }
+    }
+
+    /// A section inserted at `index` (after the batch), with its rows.
+    public struct InsertedSection: Sendable, Encodable {
+        public var index: Int
+        public var section: ListSection<Row>
+
+        enum CodingKeys: String, CodingKey { case index, name, value, rows }
+
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(index, forKey: .index)
+            try container.encode(section.name, forKey: .name)
+            try container.encode(JSONSectionValue(section.value), forKey: .value)
+            try container.encode(section.rows, forKey: .rows)
+        }
+    }
+
+    public var token: Int64
+    public var sectionDeletes: [Int]
+    public var sectionInserts: [InsertedSection]
+    /// Rows deleted, at their index paths before the batch.
+    public var deletes: [IndexPath]
+    public var inserts: [Arrival]
+    public var moves: [Change]
+    public var updates: [Change]
+
+    enum CodingKeys: String, CodingKey { case type, token, sectionDeletes, sectionInserts, deletes, inserts, moves, updates }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode("batch", forKey: .type)
+        try container.encode(token, forKey: .token)
+        try container.encode(sectionDeletes, forKey: .sectionDeletes)
+        try container.encode(sectionInserts, forKey: .sectionInserts)
+        try container.encode(deletes.map { [$0.section, $0.row] }, forKey: .deletes)
+        try container.encode(inserts, forKey: .inserts)
+        try container.encode(moves, forKey: .moves)
+        try container.encode(updates, forKey: .updates)
+    }
+}
+
+/// One of the gallery's lists, followed live: a results controller over it, whose state
+/// and changes come as `ListEvent`s of typed rows.
+///
+/// Every subscriber (`events()`) first gets the list as it is, then each later batch, in
+/// order and none missed: subscribing, fetching and delivering all happen on the list's own
+/// serial queue. One list serves any number of subscribers; the last batches are kept so a
+/// subscriber that lost its connection can resume after a token (`events(after:)`).
+///
+/// `@unchecked Sendable`: the mutable state (subscribers, recent batches) is touched only
+/// on `queue`.
+public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
+    private let queue: DispatchQueue
+    private let source: any LiveListSource<Row>
+    private var subscribers: [UUID: AsyncStream<ListEvent<Row>>.Continuation] = [:]
+    private var recent: [ListBatch<Row>] = []
+    /// Every batch after this token is in `recent`.
+    private var keptSince: Int64 = 0
+    private var started = false
+    /// Batches kept for subscribers that resume after a token.
+    public static var keptBatches: Int { 256 }
+
+    init<R: Record>(controller: ResultsController<R>, queue: DispatchQueue, rows: @escaping @Sendable ([IndexPath], ResultsController<R>) -> [Row]) {
+        self.queue = queue
+        self.source = ControllerSource(controller: controller, rows: rows)
+    }
+
+    /// Runs the fetch; until then the list has no rows. Throws what the fetch throws.
+    func start() throws {
+        try queue.sync {
+            guard !started else { return }
+            try source.start { [weak self] change in self?.deliver(change) }
+            keptSince = source.token
+            started = true
+        }
+    }
+
+    /// The list as it is now.
+    public var snapshot: ListEvent<Row> {
+        queue.sync { source.snapshot() }
+    }
+
+    /// The newest history token the list reflects.
+    public var token: Int64 { source.token }
+
+    /// Waits until the list reflects the commit with `token`; false when `timeout` passed.
+    public func waitUntilCurrent(through token: Int64, timeout: TimeInterval) -> Bool {
+        guard source.waitUntilProcessed(through: token, timeout: timeout) else { return false }
+        queue.sync {}  // the batch of that commit, if any, has been delivered
+        return true
+    }
+
+    /// The list's events: the snapshot now, then each batch.
+    public func events() -> AsyncStream<ListEvent<Row>> {
+        subscribe { [self] in [source.snapshot()] }
+    }
+
+    /// The events after `token` (a client's last event id): the batches it missed, when the
+    /// list still keeps them all, else a fresh snapshot; then each batch.
+    public func events(after token: Int64) -> AsyncStream<ListEvent<Row>> {
+        subscribe { [self] in
+            guard token <= source.token else { return [source.snapshot()] }
+            guard token >= keptSince else { return [source.snapshot()] }
+            return recent.filter { $0.token > token }.map { .batch($0) }
+        }
+    }
+
+    /// How many subscribers the list has.
+    public var subscriberCount: Int { queue.sync { subscribers.count } }
+
+    private func subscribe(_ opening: @escaping () -> [ListEvent<Row>]) -> AsyncStream<ListEvent<Row>> {
+        AsyncStream(bufferingPolicy: .unbounded) { continuation in
+            let key = UUID()
+            queue.sync {
+                for event in opening() { continuation.yield(event) }
+                subscribers[key] = continuation
+            }
+            continuation.onTermination = { [weak self] _ in
+                guard let list = self else { return }
+                list.queue.async { list.subscribers.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    /// Called on `queue` with each batch the controller reports.
+    private func deliver(_ batch: ListBatch<Row>) {
+        recent.append(batch)
+        if recent.count > Self.keptBatches {
+            keptSince = recent[recent.count - Self.keptBatches - 1].token
+            recent.removeFirst(recent.count - Self.keptBatches)
+        }
+        for continuation in subscribers.values { continuation.yield(.batch(batch)) }
+    }
+
+    deinit {
+        for continuation in subscribers.values { continuation.finish() }
+    }
+}
+
+/// What a live list reads its rows and changes from (a results controller of some record
+/// type), with the record type hidden.
+protocol LiveListSource<Row>: Sendable {
+    associatedtype Row: Sendable & Encodable
+    func start(_ deliver: @escaping (ListBatch<Row>) -> Void) throws
+    func snapshot() -> ListEvent<Row>
+    var token: Int64 { get }
+    func waitUntilProcessed(through token: Int64, timeout: TimeInterval) -> Bool
+}
+
+/// A controller as a live list's source: its batches turned into batches of rows.
+///
+/// `@unchecked Sendable`: `delegate` is set once, on the list's queue, before the fetch.
+private final class ControllerSource<R: Record, Row: Sendable & Encodable>: LiveListSource, ResultsControllerDelegate, @unchecked Sendable {
+    let controller: ResultsController<R>
+    let rows: @Sendable ([IndexPath], ResultsController<R>) -> [Row]
+    private var deliver: ((ListBatch<Row>) -> Void)?
+
+    init(controller: ResultsController<R>, rows: @escaping @Sendable ([IndexPath], ResultsController<R>) -> [Row]) {
+        self.controller = controller
+        self.rows = rows
+    }
+
+    func start(_ deliver: @escaping (ListBatch<Row>) -> Void) throws {
+        self.deliver = deliver
+        controller.delegate = self
+        try controller.performFetch()
+    }
+
+    var token: Int64 { controller.processedToken }
+
+    func waitUntilProcessed(through token: Int64, timeout: TimeInterval) -> Bool {
+        controller.waitUntilProcessed(through: token, timeout: timeout)
+    }
+
+    func snapshot() -> ListEvent<Row> {
+        let sections = controller.sections.enumerated().map { index, section in
+            ListSection(name: section.name, value: section.value,
+                        rows: rows((0..<section.numberOfObjects).map { IndexPath(row: $0, section: index) }, controller))
+        }
+        return .snapshot(token: controller.processedToken, sections: sections)
+    }
+
+    func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
+        let batch = change.batch
+        let arriving = batch.rowInserts.map(\.indexPath) + batch.moves.map(\.to) + batch.updates.map(\.new)
+            + batch.sectionInserts.flatMap { insert in insert.section.ids.indices.map { IndexPath(row: $0, section: insert.index) } }
+        let values = rows(arriving, self.controller)
+        guard values.count == arriving.count else { return }
+        var next = values.makeIterator()
+        func take() -> Row? { next.next() }
+        let inserts = batch.rowInserts.compactMap { row in take().map { ListBatch.Arrival(section: row.indexPath.section, row: row.indexPath.row, value: $0) } }
+        let moves = batch.moves.compactMap { move in take().map { ListBatch.Change(from: move.from, to: move.to, value: $0) } }
+        let updates = batch.updates.compactMap { update in take().map { ListBatch.Change(from: update.old, to: update.new, value: $0) } }
+        let sectionInserts = batch.sectionInserts.map { insert in
+            ListBatch.InsertedSection(index: insert.index, section: ListSection(name: insert.section.name, value: insert.section.value,
+                                                                              rows: insert.section.ids.compactMap { _ in take() }))
+        }
+        deliver?(ListBatch(token: change.token ?? self.controller.processedToken, sectionDeletes: batch.sectionDeletes,
+                           sectionInserts: sectionInserts, deletes: batch.rowDeletes.map(\.indexPath), inserts: inserts, moves: moves,
+                           updates: updates))
+    }
+}
