@@ -59,8 +59,9 @@ public enum FlickrRequest: Sendable, Equatable {
             var items = [URLQueryItem(name: "license", value: "1,2,4,7"), URLQueryItem(name: "has_geo", value: "1"),
                          URLQueryItem(name: "extras", value: Self.photoExtras),
                          URLQueryItem(name: "page", value: String(page)), URLQueryItem(name: "per_page", value: String(perPage))]
-            if let minUploadDate {
-                items.append(URLQueryItem(name: "min_upload_date", value: String(Int64(minUploadDate.timeIntervalSince1970))))
+            // A date that is no number of seconds (a damaged store's) limits nothing.
+            if let seconds = minUploadDate?.timeIntervalSince1970, seconds.isFinite, seconds > 0, seconds < 1e15 {
+                items.append(URLQueryItem(name: "min_upload_date", value: String(Int64(seconds))))
             }
             return items
         case .placeInfo(let placeID):

@@ -37,12 +37,20 @@ public actor RateLimiter {
     private var tokens: Double = 0
     private var lastRefill = Date()
     private var loaded = false
+    private let onWait: (@Sendable (TimeInterval, Int) -> Void)?
 
-    public init(limit: Int = 3600, window: TimeInterval = 3600, burst: Int = 60, ledger: CallLedger = InMemoryCallLedger()) {
+    /// A limit so high no caller reaches it: calls are counted (in the ledger), never held.
+    public static let unlimited = 1_000_000_000
+
+    /// `onWait` hears, before each wait, how long the limit holds a call back and the limit.
+    public init(limit: Int = 3600, window: TimeInterval = 3600, burst: Int = 60, ledger: CallLedger = InMemoryCallLedger(),
+                onWait: (@Sendable (TimeInterval, Int) -> Void)? = nil) {
         self.limit = max(1, limit)
         self.window = window
-        self.burst = max(1, min(burst, limit))
+        self.burst = limit >= Self.unlimited ? Self.unlimited : max(1, min(burst, limit))
         self.ledger = ledger
+        self.onWait = onWait
+        if limit >= Self.unlimited { tokens = Double(Self.unlimited) }
     }
 
     private var refillPerSecond: Double { Double(limit) / window }
@@ -63,6 +71,7 @@ public actor RateLimiter {
             var wait: TimeInterval = 0
             if recent.count >= limit, let oldest = recent.first { wait = oldest.addingTimeInterval(window).timeIntervalSince(now) }
             if tokens < 1 { wait = max(wait, (1 - tokens) / refillPerSecond) }
+            onWait?(wait, limit)
             try await Task.sleep(nanoseconds: UInt64(max(wait, 0.001) * 1_000_000_000))
         }
     }
@@ -81,6 +90,7 @@ public actor RateLimiter {
         recent = await ledger.calls(since: now.addingTimeInterval(-window)).sorted()
         // A restarted process keeps what is left of the window's budget, up to a burst.
         tokens = Double(max(0, min(burst, limit - recent.count)))
+        if limit >= Self.unlimited { recent = [] }
         lastRefill = now
     }
 

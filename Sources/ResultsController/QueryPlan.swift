@@ -17,12 +17,12 @@ struct QueryPlan {
 
     init(request: FetchRequest, sectionKeyPath: String?, schema: Schema) throws {
         guard let first = request.sortDescriptors.first else {
-            throw ResultsControllerError("A results controller's request needs at least one sort key")
+            throw ResultsControllerError(.noSortKey, "A results controller's request needs at least one sort key")
         }
         var sortKeys = request.sortDescriptors
         if let sectionKeyPath {
             guard first.keyPath == sectionKeyPath else {
-                throw ResultsControllerError("The first sort key must order by the section key \"\(sectionKeyPath)\", not \"\(first.keyPath)\": otherwise a section would be split in two")
+                throw ResultsControllerError(.sectionKeyNotFirst, "The first sort key must order by the section key \"\(sectionKeyPath)\", not \"\(first.keyPath)\": otherwise a section would be split in two")
             }
             // Values a collation calls equal ("Limburg", "limburg") are still two sections:
             // keep them apart in the order too.

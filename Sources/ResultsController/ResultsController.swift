@@ -98,7 +98,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     public init(store: Store, request: FetchRequest, sectionKeyPath: String? = nil, undisplayedKeys: Set<String> = [],
                 displayedKeys: Set<String>? = nil, cacheName: String? = nil, deliveryQueue: DispatchQueue? = nil) throws {
         guard request.entityName == R.entity.name else {
-            throw ResultsControllerError("The request fetches \(request.entityName), but the controller shows \(R.entity.name)")
+            throw ResultsControllerError(.wrongEntity, "The request fetches \(request.entityName), but the controller shows \(R.entity.name)")
         }
         self.store = store
         self.request = request
@@ -129,6 +129,13 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
 
     /// Runs the request and starts following the store's changes.
     public func performFetch() throws {
+        // The cache is written after the lock is released: a write delivers commits to
+        // observers, and a thread delivering one to this controller waits for its lock.
+        if let (cached, name) = try fetchUnderLock() { try store.setCachedValue(cached, named: name) }
+    }
+
+    /// Fetches (or loads the cache); returns what to cache, if anything.
+    private func fetchUnderLock() throws -> (CachedValue, String)? {
         lock.lock()
         defer { lock.unlock() }
         if observation == nil {
@@ -142,12 +149,14 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
             }
         }
         _lastFetchUsedCache = try loadFromCache()
+        var toCache: (CachedValue, String)?
         if !_lastFetchUsedCache {
             try reload()
-            try saveToCache()
+            toCache = cacheValue()
         }
         hasFetched = true
         signalProcessed()
+        return toCache
     }
 
     // MARK: Progress through the history
@@ -208,14 +217,14 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         return true
     }
 
-    private func saveToCache() throws {
-        guard let cacheName else { return }
+    /// The index to cache, under the cache name (nil without one).
+    private func cacheValue() -> (CachedValue, String)? {
+        guard let cacheName else { return nil }
         var keys: [SQLValue] = []
         keys.reserveCapacity(entries.count * plan.keyPaths.count)
         let ids = entries.allIDs
         for id in ids { keys += entries.keys(of: id) ?? [] }
-        try store.setCachedValue(CachedValue(fingerprint: cacheFingerprint, token: lastToken,
-                                             data: ResultsCache.encode(ids: ids, keys: keys)), named: cacheName)
+        return (CachedValue(fingerprint: cacheFingerprint, token: lastToken, data: ResultsCache.encode(ids: ids, keys: keys)), cacheName)
     }
 
     /// Replaces the request (predicate, sort, limit) and reports the difference as a batch,
@@ -231,7 +240,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard newRequest.entityName == request.entityName else {
-            throw ResultsControllerError("A controller cannot change entity (\(request.entityName) to \(newRequest.entityName))")
+            throw ResultsControllerError(.wrongEntity, "A controller cannot change entity (\(request.entityName) to \(newRequest.entityName))")
         }
         let newPlan = try QueryPlan(request: newRequest, sectionKeyPath: newSectionKeyPath, schema: store.schema)
         let before = capture()
@@ -303,7 +312,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let id = id(at: indexPath) else {
-            throw ResultsControllerError("There is no row at \(indexPath)")
+            throw ResultsControllerError(.noSuchRow, "There is no row at \(indexPath)")
         }
         if let cached = recordCache[id] { return cached }
         let global = starts[indexPath.section] + indexPath.row
@@ -313,7 +322,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
             if let recordID = record.id { recordCache[recordID] = record }
         }
         guard let record = recordCache[id] else {
-            throw ResultsControllerError("The object at \(indexPath) (id \(id)) is no longer in the store")
+            throw ResultsControllerError(.objectGone, "The object at \(indexPath) (id \(id)) is no longer in the store")
         }
         return record
     }

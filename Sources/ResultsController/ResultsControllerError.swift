@@ -1,6 +1,25 @@
-/// A request the controller cannot serve, with what to change.
+/// A request the controller cannot serve, or a row it cannot give, with what to change.
 public struct ResultsControllerError: Error, Sendable, CustomStringConvertible, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// The request has no sort key.
+        case noSortKey
+        /// The first sort key does not order by the section key.
+        case sectionKeyNotFirst
+        /// The request fetches another entity than the controller shows.
+        case wrongEntity
+        /// No row at the index path asked for.
+        case noSuchRow
+        /// The object was deleted from the store before it could be loaded.
+        case objectGone
+    }
+
+    public var kind: Kind
     public var message: String
-    public init(_ message: String) { self.message = message }
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
     public var description: String { message }
 }

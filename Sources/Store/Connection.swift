@@ -45,8 +45,18 @@ final class Connection {
         }, nil)
     }
 
-    deinit {
+    deinit { close() }
+
+    private var isOpen = true
+
+    /// Closes the connection (once): the last connection to close a WAL file checkpoints it
+    /// and removes its `-wal` and `-shm` files.
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
         statements.removeAll()
+        if changeRecorder != nil { sqlite3_preupdate_hook(handle, nil, nil) }
+        changeRecorder = nil
         sqlite3_close_v2(handle)
     }
 

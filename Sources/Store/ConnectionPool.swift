@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// The store's connections: one writer, and up to `maximumReaders` readers that WAL lets
 /// read while the writer writes. An in-memory store has only the writer, which then
@@ -24,12 +25,27 @@ final class ConnectionPool: @unchecked Sendable {
     }
 
     /// Runs `body` with the writer, one caller at a time.
+    ///
+    /// A second use from the thread already holding the writer (a write, or an in-memory
+    /// store's read, inside a write's closure) would wait for itself for ever: it is
+    /// refused instead, with `reentrantWrite`.
     func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
+        let me = pthread_self()
+        if writerOwner.withLock({ $0.map { pthread_equal($0, me) != 0 } ?? false }) {
+            throw StoreError(.reentrantWrite, "The store was used from inside its own write on the same thread (a write or, in memory, a read within a write's closure); use the transaction the closure was given")
+        }
         writerLock.lock()
-        defer { writerLock.unlock() }
+        writerOwner.withLock { $0 = me }
+        defer {
+            writerOwner.withLock { $0 = nil }
+            writerLock.unlock()
+        }
         try checkOpen()
         return try body(writer)
     }
+
+    /// The thread that holds the writer, while one does.
+    private let writerOwner = Mutex<pthread_t?>(nil)
 
     /// Runs `body` with a reader, waiting for one when all are busy.
     func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
@@ -39,11 +55,18 @@ final class ConnectionPool: @unchecked Sendable {
         return try body(reader)
     }
 
+    /// Closes every connection: idle readers now, the writer once a write in progress
+    /// ends, readers in use when they come back.
     func close() {
         condition.lock()
         isClosed = true
+        let idle = idleReaders
         idleReaders.removeAll()
         condition.unlock()
+        for reader in idle { reader.close() }
+        writerLock.lock()
+        writer.close()
+        writerLock.unlock()
     }
 
     private func checkOpen() throws {
@@ -84,6 +107,7 @@ final class ConnectionPool: @unchecked Sendable {
         condition.lock()
         if isClosed {
             openReaders -= 1
+            reader.close()
         } else {
             idleReaders.append(reader)
         }

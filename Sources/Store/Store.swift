@@ -17,6 +17,9 @@ public final class Store: Sendable {
     /// Identifies this store object in the history, so it can tell its own commits from
     /// those of other processes.
     public let origin: String
+    /// Opened as an immutable snapshot (read-only, where WAL's shared memory cannot be
+    /// made): it shows the file as it was, and sees no later commit.
+    public let isSnapshot: Bool
 
     let pool: ConnectionPool
     let notifier: ChangeNotifier
@@ -50,6 +53,7 @@ public final class Store: Sendable {
         self.schema = schema
         self.configuration = configuration
         self.origin = UUID().uuidString
+        self.isSnapshot = openPath != path
         self.pool = ConnectionPool(writer: writer, maximumReaders: configuration.maximumReaders) {
             let reader = try StoreOpening.connect(openPath, flags: flags, displayPath: path)
             reader.setBusyTimeout(milliseconds: busyMilliseconds)
@@ -74,6 +78,7 @@ public final class Store: Sendable {
         self.schema = schema
         self.configuration = configuration
         self.origin = UUID().uuidString
+        self.isSnapshot = false
         self.pool = ConnectionPool(writer: connection, maximumReaders: 1, makeReader: nil)
         self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
     }

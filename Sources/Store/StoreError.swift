@@ -39,6 +39,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case readOnly
         /// A store opened read-only has migrations this program would apply first.
         case migrationNeeded
+        /// The store was called from inside its own write on the same thread, which would
+        /// wait for itself for ever.
+        case reentrantWrite
     }
 
     public var kind: Kind

@@ -58,6 +58,12 @@ enum StoreOpening {
             try verifyReadable(reader, path: path)
             return (reader, path)
         } catch let error as StoreError where error.kind == .cannotOpen && !FileManager.default.fileExists(atPath: path + "-shm") {
+            // A snapshot of the main file only: right when no committed changes wait in the
+            // WAL (they would be silently missed).
+            let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+            guard wal == 0 else {
+                throw StoreError(.cannotOpen, "Cannot read the store at \(path): changes committed to \(path)-wal need \(path)-shm, which cannot be made here (\(StoreFile.writeObstacle(path) ?? "no write access")); open it once as a user who can write beside it")
+            }
             let uri = immutableURI(path)
             let immutable = try connect(uri, flags: SQLITE_OPEN_READONLY, displayPath: path)
             try verifyReadable(immutable, path: path)

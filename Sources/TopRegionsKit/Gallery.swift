@@ -5,13 +5,58 @@ import Store
 /// The product: a store of photos, photographers, places, regions, Recents and Favorites,
 /// filled by a Flickr sync and read through plain fetches or results controllers.
 public final class Gallery: Sendable {
-    public let store: Store
+    /// The store beneath. Not public: what the gallery holds is read and changed through
+    /// the gallery's own methods, which keep its counts and lists consistent.
+    let store: Store
     /// The store file's path, or nil in memory.
     public var path: String? { store.path }
+    /// Opened as a snapshot of the file (read-only, where WAL's shared memory cannot be
+    /// made): it sees no commit made after it opened.
+    public var isSnapshot: Bool { store.isSnapshot }
 
     /// Opens (or creates) the store at `path`.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
         store = try Store(path: path, schema: TopRegionsSchema.schema, migrator: TopRegionsSchema.migrator, configuration: configuration)
+    }
+
+    /// What a caller does with a gallery it opens.
+    public enum Use: Sendable {
+        /// Reads only: an existing store, opened read-only when it cannot be written.
+        case read
+        /// Writes an existing store.
+        case write
+        /// Writes, creating the store (and its directory) when missing.
+        case create
+    }
+
+    /// Opens the gallery at `path` for `use`. Reading or writing never creates a store: a
+    /// missing one is `noStore`; one that cannot be opened is `storeUnavailable`, its
+    /// message naming the cause and the path.
+    public static func open(path: String, for use: Use) throws -> Gallery {
+        var configuration = StoreConfiguration()
+        configuration.access = use == .create ? .readWriteCreate : .readWrite
+        do {
+            do {
+                return try Gallery(path: path, configuration: configuration)
+            } catch let error as StoreError where error.kind == .cannotOpen && use == .read {
+                configuration.access = .readOnly
+                return try Gallery(path: path, configuration: configuration)
+            }
+        } catch let error as StoreError {
+            switch error.kind {
+            case .notFound:
+                throw GalleryError(.noStore, "no store at \(Self.absolute(path))", hint: "run `topregions sync` first")
+            case .cannotOpen, .readOnly, .notADatabase, .corrupt, .newerSchema, .migrationNeeded:
+                throw GalleryError(.storeUnavailable, error.message)
+            default:
+                throw GalleryError(.storeUnavailable, "the store at \(Self.absolute(path)) cannot be opened: \(error)")
+            }
+        }
+    }
+
+    /// A path as a person can find it again from anywhere.
+    public static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     /// A gallery in memory, for tests.

@@ -14,6 +14,11 @@ public struct GalleryStatus: Sendable, Equatable {
     /// The latest sync pass that ended, failed or not, or that died (failed, its error
     /// `Gallery.unfinishedPassError`); nil before the first. A pass still running is not it.
     public var lastSync: SyncRunSummary?
+    /// The rate limit the last sync ran under, calls an hour; nil for none, or before the
+    /// first sync that recorded it.
+    public var rateLimit: Int?
+    /// Whether a sync recorded that it ran without a rate limit.
+    public var rateLimitIsNone: Bool
 }
 
 /// One row of `SyncRun`: a sync pass as it was recorded.
@@ -25,6 +30,9 @@ public struct SyncRunSummary: Sendable, Equatable {
     public var finishedAt: Date?
     public var photosNew: Int64
     public var photosUpdated: Int64
+    public var placesResolved: Int64
+    public var placesPending: Int64
+    public var placesFailed: Int64
     public var calls: Int64
     public var error: String?
 
@@ -34,6 +42,9 @@ public struct SyncRunSummary: Sendable, Equatable {
         finishedAt = row["finishedAt"].double.map(Date.init(timeIntervalSince1970:))
         photosNew = row["photosNew"].int64 ?? 0
         photosUpdated = row["photosUpdated"].int64 ?? 0
+        placesResolved = row["placesResolved"].int64 ?? 0
+        placesPending = row["placesPending"].int64 ?? 0
+        placesFailed = row["placesFailed"].int64 ?? 0
         calls = row["calls"].int64 ?? 0
         error = row["error"].string
     }
@@ -43,6 +54,7 @@ extension Gallery {
     /// The store's counts and its last sync, read in one transaction so they agree.
     public func status(now: Date = Date()) throws -> GalleryStatus {
         let syncRunning = SyncLock.holder(of: store) != nil
+        let rateSetting = try setting(.rateLimit)
         return try store.read { context in
             func count(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64 {
                 try context.scalar(sql, arguments)?.int64 ?? 0
@@ -54,7 +66,8 @@ extension Gallery {
                 pendingPlaces: try count("SELECT count(*) FROM Place WHERE status = ?", [.text(PlaceStatus.pending.rawValue)]),
                 callsLastHour: try count("SELECT count(*) FROM APICall WHERE at >= ?", [.real(now.timeIntervalSince1970 - 3600)]),
                 lastSync: try context.rows("SELECT * FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 2")
-                    .first { !(syncRunning && $0["finishedAt"].double == nil) }.map(SyncRunSummary.init))
+                    .first { !(syncRunning && $0["finishedAt"].double == nil) }.map(SyncRunSummary.init),
+                rateLimit: rateSetting.flatMap(Int.init), rateLimitIsNone: rateSetting == "none")
         }
     }
 }

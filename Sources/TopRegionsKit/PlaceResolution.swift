@@ -8,7 +8,7 @@ enum PlaceResolution {
     enum Answer {
         case region(RegionInfo)
         case permanentFailure
-        case transientFailure
+        case transientFailure(String)
     }
 
     struct Outcome: Sendable {
@@ -17,6 +17,10 @@ enum PlaceResolution {
         /// Places not asked about (or not answered) because the pass's time for lookups ran
         /// out; they stay pending for the next pass.
         var leftAtDeadline = 0
+        /// Lookups that failed for a reason that may pass (they stay pending), and the first
+        /// reason.
+        var failedForNow = 0
+        var firstFailure: String?
     }
 
     static func resolvePending(in store: Store, client: FlickrClient, options: SyncOptions) async throws -> Outcome {
@@ -25,17 +29,22 @@ enum PlaceResolution {
         }
         guard !pending.isEmpty else { return Outcome() }
         let answers = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups,
-                                deadline: options.placeLookupDeadline)
+                                deadline: options.placeLookupDeadline, progress: options.progress)
         let now = options.now()
         var outcome = try await store.write { transaction in try record(answers, askedAt: now, in: transaction) }
         outcome.leftAtDeadline = pending.count - answers.count
+        for case .transientFailure(let reason) in answers.values {
+            outcome.failedForNow += 1
+            outcome.firstFailure = outcome.firstFailure ?? reason
+        }
         return outcome
     }
 
     /// Asks about the places, a few at a time, until all are answered or `deadline` seconds
     /// have passed: then the lookups still running are cancelled, and the places not
     /// answered are left out. Failures are answers too.
-    private static func ask(_ placeIDs: [String], client: FlickrClient, concurrency: Int, deadline: TimeInterval) async -> [String: Answer] {
+    private static func ask(_ placeIDs: [String], client: FlickrClient, concurrency: Int, deadline: TimeInterval,
+                            progress: (@Sendable (SyncProgress) -> Void)?) async -> [String: Answer] {
         await withTaskGroup(of: (String, Answer)?.self) { group in
             var answers: [String: Answer] = [:]
             var next = placeIDs.makeIterator()
@@ -49,7 +58,7 @@ enum PlaceResolution {
                     } catch is CancellationError {
                         return nil
                     } catch {
-                        return Task.isCancelled ? nil : (placeID, .transientFailure)
+                        return Task.isCancelled ? nil : (placeID, .transientFailure("\(error)"))
                     }
                 }
                 return true
@@ -65,6 +74,7 @@ enum PlaceResolution {
                 // Nil is the deadline waking (a lookup only gives nil once cancelled).
                 guard let (placeID, answer) = result else { break }
                 answers[placeID] = answer
+                progress?(.places(answered: answers.count, of: placeIDs.count))
                 running -= 1
                 if addNext() { running += 1 }
             }

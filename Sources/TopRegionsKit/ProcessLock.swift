@@ -120,10 +120,26 @@ public final class ProcessLock: Sendable {
 public enum SyncLock {
     public typealias Busy = ProcessLock.Busy
 
-    /// Takes the sync lock of `store`; waits for it, or throws `Busy` at once.
-    public static func acquire(for store: Store, wait: Bool) throws -> ProcessLock {
+    /// Takes the sync lock of `store` at once, or throws `Busy`.
+    public static func acquire(for store: Store) throws -> ProcessLock {
         guard let path = store.path else { return .unshared }
-        return try ProcessLock.acquire(path: path + ".sync-lock", holder: "sync", wait: wait)
+        return try ProcessLock.acquire(path: path + ".sync-lock", holder: "sync", wait: false)
+    }
+
+    /// Takes the sync lock of `store`; with `wait`, tries again every `pollInterval` until it
+    /// is free (telling `waiting` the holder each time), else throws `Busy` at once. The
+    /// wait ends with `CancellationError` as soon as the task is cancelled: no thread is
+    /// blocked in the kernel.
+    public static func acquire(for store: Store, wait: Bool, pollInterval: TimeInterval = 0.2,
+                               waiting: (@Sendable (Busy) -> Void)? = nil) async throws -> ProcessLock {
+        while true {
+            do {
+                return try acquire(for: store)
+            } catch let busy as Busy where wait {
+                waiting?(busy)
+                try await Task.sleep(nanoseconds: UInt64(pollInterval * 1_000_000_000))
+            }
+        }
     }
 
     /// The pid of the process running a sync on `store`, or nil.

@@ -71,16 +71,6 @@ extension Gallery {
         try store.read { try $0.fetch(Self.topRegionsRequest(limit: limit), as: RegionRecord.self) }.map(RegionSummary.init)
     }
 
-    /// The regions called `nameOrID`: its place id, or every region with that name.
-    public func regions(matching nameOrID: String) throws -> [RegionRecord] {
-        try store.read { context in
-            let byID = try context.fetch(RegionRecord.self, where: Key("placeID") == nameOrID)
-            if !byID.isEmpty { return byID }
-            return try context.fetch(RegionRecord.self, where: Key("name") == nameOrID || Key("name").beginsWith(nameOrID + ","),
-                                     sortedBy: [SortKey("placeID")])
-        }
-    }
-
     public func photos(inRegion regionID: Int64, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoSummary] {
         let records = try store.read { try $0.fetch(Self.regionPhotosRequest(regionID: regionID), as: PhotoRecord.self) }
         return try summaries(records, imageBase: imageBase)

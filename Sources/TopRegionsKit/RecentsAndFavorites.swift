@@ -2,13 +2,6 @@ import Foundation
 import ResultsController
 import Store
 
-/// Errors of the user's lists, with what was wrong.
-public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
 extension Gallery {
     /// Records a view of the photo: its Recents timestamp is set to `at` (it moves to the
     /// top), and the oldest beyond 20 are dropped, in one transaction.
@@ -16,7 +9,7 @@ extension Gallery {
     public func recordView(photoID: Int64, at date: Date = Date()) throws -> Date {
         try store.write { transaction in
             guard try transaction.fetchOne(PhotoRecord.self, id: photoID) != nil else {
-                throw GalleryError("There is no photo with id \(photoID)")
+                throw GalleryError(.notFound, "no photo has row id \(photoID)")
             }
             var recent = RecentRecord(lastViewed: date, photoID: photoID)
             try transaction.upsert(&recent, matching: ["photo_id"])
@@ -48,7 +41,7 @@ extension Gallery {
     public func addFavorite(photoID: Int64) throws {
         try store.write { transaction in
             guard try transaction.fetchOne(PhotoRecord.self, id: photoID) != nil else {
-                throw GalleryError("There is no photo with id \(photoID)")
+                throw GalleryError(.notFound, "no photo has row id \(photoID)")
             }
             guard try transaction.fetch(FavoriteRecord.self, where: Key("photo") == photoID).isEmpty else { return }
             let last = try transaction.scalar("SELECT max(displayOrder) FROM Favorite")?.int64 ?? -1
@@ -60,7 +53,8 @@ extension Gallery {
     public func removeFavorite(photoID: Int64) throws {
         try store.write { transaction in
             guard let favorite = try transaction.fetch(FavoriteRecord.self, where: Key("photo") == photoID).first else {
-                throw GalleryError("Photo \(photoID) is not a favorite")
+                let flickrID = try transaction.fetchOne(PhotoRecord.self, id: photoID)?.flickrID ?? "with row id \(photoID)"
+                throw GalleryError(.notAFavorite, "photo \(flickrID) is not a favorite")
             }
             try transaction.delete(favorite)
             for var later in try transaction.fetch(FavoriteRecord.self, where: Key("displayOrder") > favorite.displayOrder) {
@@ -77,7 +71,8 @@ extension Gallery {
         let body: (Transaction) throws -> Void = { transaction in
             let count = try transaction.count(FetchRequest(FavoriteRecord.self))
             guard (0..<count).contains(from), (0..<count).contains(to) else {
-                throw GalleryError("Favorites has \(count) items: cannot move from position \(from + 1) to \(to + 1)")
+                throw GalleryError(.invalidArgument, count == 0 ? "Favorites is empty: nothing to move"
+                                   : "Favorites has \(count) \(count == 1 ? "photo" : "photos"): cannot move from position \(from + 1) to \(to + 1)")
             }
             guard from != to else { return }
             let low = min(from, to), high = max(from, to)

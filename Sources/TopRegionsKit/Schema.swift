@@ -40,11 +40,16 @@ public enum TopRegionsSchema {
     public static let apiCall = Entity("APICall", attributes: [Attribute("at", .real)], indexes: [TableIndex("api_call_at", columns: ["at"])],
                                        tracked: false)
 
-    public static let entities = [photographer, region, place, photo, regionPhotographer, recent, favorite, thumbnail, syncRun, apiCall]
+    /// What the gallery remembers of how it was filled (the last sync's image base and rate
+    /// limit), by key.
+    public static let setting = Entity("Setting", attributes: [Attribute("key", .text, unique: true), Attribute("value", .text)])
+
+    public static let entities = [photographer, region, place, photo, regionPhotographer, recent, favorite, thumbnail, syncRun, apiCall, setting]
     public static let schema = Schema(entities)
 
     public static var migrator: Migrator {
-        var migrator = Migrator.creating(entities, name: "topregions.v1")
+        // v1 created every entity of its day; entities added since come with their own migration.
+        var migrator = Migrator.creating(entities.filter { $0.name != setting.name }, name: "topregions.v1")
         // Stores created before foreign keys led by a declared index stopped getting an index
         // of their own (Photo.region_id, RegionPhotographer.region_id, and the photo_id of
         // Recent, Favorite and Thumbnail): one B-tree less per insert. New stores never had them.
@@ -52,6 +57,9 @@ public enum TopRegionsSchema {
             for name in entities.flatMap(\.coveredForeignKeyIndexNames) {
                 try transaction.execute("DROP INDEX IF EXISTS \"\(name)\"")
             }
+        }
+        migrator.register("topregions.v3.settings") { transaction in
+            try transaction.execute("CREATE TABLE IF NOT EXISTS \"Setting\" (\"id\" INTEGER PRIMARY KEY, \"key\" TEXT NOT NULL UNIQUE, \"value\" TEXT NOT NULL)")
         }
         return migrator
     }

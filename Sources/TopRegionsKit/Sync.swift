@@ -30,11 +30,39 @@ public struct SyncOptions: Sendable {
     public var bulkLoadMinimumPhotos: Int? = 10_000
     /// When the pass's clock reads; tests set it.
     public var now: @Sendable () -> Date = { Date() }
+    /// Told what the pass is doing as it goes (pages read, places asked, waits), for a
+    /// progress line or a log; called from the pass's tasks, so it must be quick.
+    public var progress: (@Sendable (SyncProgress) -> Void)?
 
     public init(pages: Int = 8, perPage: Int = 500) {
         self.pages = pages
         self.perPage = perPage
     }
+}
+
+/// What a pass is doing, as it goes.
+public enum SyncProgress: Sendable, Equatable {
+    /// Pages read so far (of how many there may be), and photos stored (new or updated).
+    case pages(read: Int, of: Int, photosStored: Int)
+    /// Places answered so far, of those the pass asks about.
+    case places(answered: Int, of: Int)
+    /// The rate limit holds the next call back this long (the limit: calls an hour).
+    case waitingForRateLimit(seconds: Double, limit: Int)
+    /// Another process holds the sync lock; the pass waits for it.
+    case waitingForLock(pid: Int32?)
+}
+
+/// Why a pass failed, in a form scripts can act on.
+public struct SyncFailure: Sendable, Equatable {
+    /// Trying again later may help (a connection refused, a timeout, HTTP 429 or 5xx, Flickr
+    /// being unavailable); permanent otherwise (a bad key, a bad request, a store that
+    /// cannot be written).
+    public var isTemporary: Bool
+    public var message: String
+    /// The host or file the failure came from.
+    public var source: String?
+    /// What to do next, when the message does not say.
+    public var hint: String?
 }
 
 /// What a pass did, like iOS's background fetch result, with counts.
@@ -61,8 +89,14 @@ public struct SyncResult: Sendable, Equatable {
     public var futureDatesIgnored = 0
     /// Places left pending because the pass's time for lookups ran out.
     public var placesLeftAtDeadline = 0
+    /// Place lookups that failed for a reason that may pass (tried again next pass).
+    public var placeLookupsFailed = 0
+    /// The first such failure.
+    public var placeLookupFailure: String?
     /// Why the pass failed, when it did.
     public var error: String?
+    /// The failure, classified, when the pass failed.
+    public var failure: SyncFailure?
     /// What a person should know of a pass that did not fail: records skipped, dates not
     /// believed, lookups cut short.
     public var notes: [String] = []
@@ -89,19 +123,26 @@ extension Gallery {
     /// at once asks for one page, and a long catch-up pays few commits, for at most about
     /// two groups' worth of pages read past the point where it catches up.
     public func sync(client: FlickrClient, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
-        let lock = try SyncLock.acquire(for: store, wait: waitForLock)
+        let lock: ProcessLock
+        do {
+            lock = try await SyncLock.acquire(for: store, wait: waitForLock) { busy in options.progress?(.waitingForLock(pid: busy.pid)) }
+        } catch let busy as SyncLock.Busy {
+            throw GalleryError(.busy(pid: busy.pid), busy.description)
+        }
         defer { lock.release() }
         let started = options.now()
         let callsBefore = client.statistics.calls
         var result = SyncResult(outcome: .noData)
         // A pass after one that failed or died reads on past pages it knows: the pages
         // beyond where that pass stopped were never read.
-        let (previous, resumesUnfinishedPass) = try previousPasses()
-        let run = try recordStart(started)
+        let (previous, resumesUnfinishedPass) = try await previousPasses()
+        let run = try await recordStart(started)
         // The window never starts after the previous pass did: a window poisoned by a date
         // from the future (stored before dates were checked) heals. Starting earlier only
         // reads photos again, which are known by their ids.
-        let previousNewest = previous.flatMap { pass in pass.newestUpload.map { min($0, pass.startedAt) } }
+        let previousNewest = previous.flatMap { pass in
+            pass.newestUpload.flatMap { $0.timeIntervalSince1970.isFinite ? min($0, pass.startedAt) : nil }
+        }
         let minimumUpload = previousNewest.map { $0.addingTimeInterval(-options.overlap) }
         var newestUpload = previousNewest
         let latestBelievable = started.addingTimeInterval(options.futureDateTolerance)
@@ -128,6 +169,8 @@ extension Gallery {
                     }
                     result.photosNew += stored.new
                     result.photosUpdated += stored.updated
+                    options.progress?(.pages(read: next - 1, of: max(next - 1, min(lastPage, batch.pages.last?.pages ?? lastPage)),
+                                             photosStored: result.photosNew + result.photosUpdated))
                     let skipped = batch.pages.flatMap(\.skipped)
                     result.recordsSkipped += skipped.count
                     result.skippedRecords += skipped.prefix(max(0, 10 - result.skippedRecords.count)).map(\.description)
@@ -157,10 +200,13 @@ extension Gallery {
             result.placesResolved = places.resolved
             result.placesFailed = places.failed
             result.placesLeftAtDeadline = places.leftAtDeadline
+            result.placeLookupsFailed = places.failedForNow
+            result.placeLookupFailure = places.firstFailure
             if let pageError { throw pageError }
         } catch {
             result.outcome = .failed
             result.error = "\(error)"
+            result.failure = Self.failure(error, client: client)
             // The pages stored before the failure are indexed too; if this fails as well,
             // the next pass builds them first.
             if bulkLoad == .loading { _ = try? await store.buildDeferredIndexes() }
@@ -172,9 +218,45 @@ extension Gallery {
         }
         result.notes = Self.notes(result, options: options)
         result.seconds = options.now().timeIntervalSince(started)
-        try record(result, run: run, newestUpload: result.outcome == .failed ? previousNewest : newestUpload,
-                   finished: options.now())
+        try await record(result, run: run, newestUpload: result.outcome == .failed ? previousNewest : newestUpload,
+                         finished: options.now())
+        // A pass stopped by its caller (a daemon told to stop) says so, after its record.
+        if Task.isCancelled { throw CancellationError() }
         return result
+    }
+
+    /// One pass from `source` (see `sync(client:options:waitForLock:)`): calls are counted
+    /// in the gallery's ledger, rate limit or not, and the source's image base and limit are
+    /// remembered for the commands that come later (images, status).
+    public func sync(from source: GallerySource, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
+        let progress = options.progress
+        let client = try source.client(ledger: callLedger) { seconds, limit in
+            progress?(.waitingForRateLimit(seconds: seconds, limit: limit))
+        }
+        try await setSettings([.imageBase: source.recordedImageBase, .rateLimit: source.rateLimit.map(String.init) ?? "none"])
+        return try await sync(client: client, options: options, waitForLock: waitForLock)
+    }
+
+    /// A pass's failure, with whether it may pass and what to do.
+    static func failure(_ error: Error, client: FlickrClient) -> SyncFailure {
+        let host = client.configuration.endpoint.host
+        if let error = error as? FlickrError {
+            switch error.kind {
+            case .api(100):
+                return SyncFailure(isTemporary: false, message: "Flickr says the API key is invalid (\(error))", source: host,
+                                   hint: "set FLICKR_API_KEY_FILE or --api-key-file to a valid key")
+            case .notInSampleData:
+                return SyncFailure(isTemporary: false, message: "\(error)", source: "SampleData", hint: nil)
+            default:
+                return SyncFailure(isTemporary: error.isTransient, message: "\(error)", source: host,
+                                   hint: error.isTransient ? "try again later; the daemon does" : nil)
+            }
+        }
+        if let error = error as? StoreError {
+            return SyncFailure(isTemporary: error.resultCode?.primary == .busy, message: "\(error)", source: error.sql == nil ? nil : "the store",
+                               hint: error.resultCode?.primary == .full ? "free some disk space" : nil)
+        }
+        return SyncFailure(isTemporary: false, message: "\(error)", source: nil, hint: nil)
     }
 
     /// Sentences for what a pass left out or did not believe.
@@ -185,6 +267,9 @@ extension Gallery {
         }
         if result.futureDatesIgnored > 0 {
             notes.append("\(result.futureDatesIgnored) upload \(result.futureDatesIgnored == 1 ? "date lies" : "dates lie") in the future; not used for the next pass's window")
+        }
+        if result.placeLookupsFailed > 0 {
+            notes.append("\(result.placeLookupsFailed) place \(result.placeLookupsFailed == 1 ? "lookup" : "lookups") failed and will be tried again next pass; the first: \(result.placeLookupFailure ?? "unknown")")
         }
         if result.placesLeftAtDeadline > 0 {
             notes.append("place lookups stopped after \(Int(options.placeLookupDeadline)) s; \(result.placesLeftAtDeadline) \(result.placesLeftAtDeadline == 1 ? "place waits" : "places wait") for the next pass")
@@ -241,8 +326,8 @@ extension Gallery {
     }
 
     /// The latest pass that did not fail, and whether the latest pass of all failed (or died).
-    private func previousPasses() throws -> (lastSuccessful: (startedAt: Date, newestUpload: Date?)?, latestFailed: Bool) {
-        try store.read { context in
+    private func previousPasses() async throws -> (lastSuccessful: (startedAt: Date, newestUpload: Date?)?, latestFailed: Bool) {
+        try await store.read { context in
             let latestFailed = try context.scalar("SELECT result FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 1")?.string == "failed"
             guard let row = try context.rows("SELECT startedAt, newestUpload FROM SyncRun WHERE result != 'failed' ORDER BY startedAt DESC, id DESC LIMIT 1").first else {
                 return (nil, latestFailed)
@@ -257,17 +342,17 @@ extension Gallery {
     public static let unfinishedPassError = "the pass did not finish: its process ended before it recorded a result"
 
     /// Inserts the pass's `SyncRun` row, `failed` and unfinished until `record`; returns its id.
-    private func recordStart(_ started: Date) throws -> Int64 {
-        try store.write { transaction in
+    private func recordStart(_ started: Date) async throws -> Int64 {
+        try await store.write { transaction in
             let id = try transaction.scalar("INSERT INTO SyncRun (startedAt, result, error) VALUES (?, 'failed', ?) RETURNING id",
                                             [.real(started.timeIntervalSince1970), .text(Self.unfinishedPassError)])?.int64
-            guard let id else { throw StoreError(.sqlite, "SyncRun gave no id for the pass's row") }
+            guard let id else { throw GalleryError(.storeUnavailable, "the store gave no id for the pass's SyncRun row") }
             return id
         }
     }
 
-    private func record(_ result: SyncResult, run: Int64, newestUpload: Date?, finished: Date) throws {
-        try store.write { transaction in
+    private func record(_ result: SyncResult, run: Int64, newestUpload: Date?, finished: Date) async throws {
+        try await store.write { transaction in
             try transaction.execute("""
                 UPDATE SyncRun SET finishedAt = ?, result = ?, photosNew = ?, photosUpdated = ?, placesResolved = ?, placesPending = ?,
                                    placesFailed = ?, calls = ?, newestUpload = ?, error = ?

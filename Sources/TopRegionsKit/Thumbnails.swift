@@ -31,7 +31,7 @@ public actor ThumbnailLoader {
 
     private func download(photoID: Int64) async throws -> Data {
         guard let record = try await gallery.store.read({ try $0.fetchOne(PhotoRecord.self, id: photoID) }) else {
-            throw GalleryError("There is no photo with id \(photoID)")
+            throw GalleryError(.notFound, "no photo has row id \(photoID)")
         }
         let photo = FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server)
         downloads += 1
@@ -82,7 +82,7 @@ public struct ImageCache: Sendable {
     /// The file for a photo id; throws for an id that is not a Flickr id (digits).
     public func fileURL(flickrID: String, size: PhotoSize) throws -> URL {
         guard !flickrID.isEmpty, flickrID.count <= 32, flickrID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw GalleryError("\"\(flickrID)\" is not a Flickr photo id (digits only)")
+            throw GalleryError(.invalidArgument, "\"\(flickrID)\" is not a Flickr photo id (digits only)")
         }
         return directory.appendingPathComponent("\(flickrID)_\(size.rawValue).img")
     }

@@ -1,8 +1,10 @@
 import Foundation
+import TopRegionsKit
 
-/// Where results go: JSON or a table on stdout; diagnostics on stderr.
+/// Where results go: JSON or tables on stdout; diagnostics and progress on stderr.
 struct Output: Sendable {
     let json: Bool
+    let quiet: Bool
     let isTerminal = isatty(STDOUT_FILENO) != 0
     let errorIsTerminal = isatty(STDERR_FILENO) != 0
 
@@ -15,24 +17,19 @@ struct Output: Sendable {
         FileHandle.standardError.write(Data((TerminalText.escape(text) + "\n").utf8))
     }
 
-    /// One JSON value on its own line.
-    func emit(_ value: Any) {
-        write(Self.jsonText(value) + "\n")
-    }
-
-    static func jsonText(_ value: Any) -> String {
-        JSONText.of(value)
-    }
-
-    /// Rows as aligned columns that respect wide characters and the terminal width; cells
-    /// are escaped for the terminal (they hold Flickr's text).
-    func table(_ headers: [String], _ rows: [[String]]) {
-        write(Self.table(headers, rows.map { $0.map(TerminalText.escape) }, width: terminalWidth))
-    }
-
     /// A line of human output that quotes text from outside: escaped for the terminal.
     func line(_ text: String) {
         write(TerminalText.escape(text) + "\n")
+    }
+
+    /// One value as a line of JSON (`GalleryJSON`'s rules).
+    func emit(_ value: some Encodable) throws {
+        write(try GalleryJSON.text(value) + "\n")
+    }
+
+    /// A table: fitted to the terminal's width when stdout is one, never cut otherwise.
+    func table(_ table: Table) {
+        write(table.text(width: isTerminal ? terminalWidth : nil))
     }
 
     var terminalWidth: Int {
@@ -41,18 +38,65 @@ struct Output: Sendable {
         return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 100
     }
 
-    static func table(_ headers: [String], _ rows: [[String]], width: Int) -> String {
-        let all = [headers] + rows
-        var widths = headers.indices.map { column in all.map { displayWidth($0[column]) }.max() ?? 0 }
-        // Shrink the widest column until the table fits the terminal.
-        let gaps = 2 * (headers.count - 1)
-        while widths.reduce(0, +) + gaps > width, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 8 {
-            widths[widest] -= 1
+    var terminalHeight: Int {
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 { return Int(size.ws_row) }
+        return Int(ProcessInfo.processInfo.environment["LINES"] ?? "") ?? 24
+    }
+}
+
+/// Rows as aligned columns. Keys (ids, URLs, dates) are never cut; numbers are right-
+/// aligned; only free text (titles, names) shrinks, widest first, to fit a terminal.
+/// Cells are escaped for the terminal (they hold Flickr's text).
+struct Table {
+    enum Kind {
+        /// Never cut: an id, a URL, a date.
+        case key
+        /// Never cut, aligned right.
+        case number
+        /// May be shortened with "…" to fit.
+        case text
+    }
+
+    struct Column {
+        var header: String
+        var kind: Kind
+    }
+
+    let columns: [Column]
+    private(set) var rows: [[String]] = []
+    /// Lines that stand between rows (a section's heading), by the row they precede.
+    private(set) var headings: [Int: String] = [:]
+
+    init(_ columns: [(String, Kind)]) {
+        self.columns = columns.map { Column(header: $0.0, kind: $0.1) }
+    }
+
+    mutating func append(_ row: [String]) { rows.append(row.map(TerminalText.escape)) }
+    mutating func heading(_ text: String) { headings[rows.count] = TerminalText.escape(text) }
+
+    /// The table's text; with `width`, free text shrinks to fit it.
+    func text(width: Int?) -> String {
+        let all = [columns.map(\.header)] + rows
+        var widths = columns.indices.map { column in all.map { Self.displayWidth($0[column]) }.max() ?? 0 }
+        if let width {
+            let gaps = 2 * (columns.count - 1)
+            let shrinkable = columns.indices.filter { columns[$0].kind == .text }
+            while widths.reduce(0, +) + gaps > width,
+                  let widest = shrinkable.max(by: { widths[$0] < widths[$1] }), widths[widest] > 6 {
+                widths[widest] -= 1
+            }
         }
-        return all.map { row in
-            row.indices.map { pad(truncate(row[$0], to: widths[$0]), to: widths[$0]) }.joined(separator: "  ")
-                .trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n") + "\n"
+        var lines: [String] = []
+        for (index, row) in all.enumerated() {
+            if index > 0, let heading = headings[index - 1] { lines.append(heading) }
+            let cells = row.indices.map { column -> String in
+                let cell = columns[column].kind == .text ? Self.truncate(row[column], to: widths[column]) : row[column]
+                return columns[column].kind == .number ? Self.padLeft(cell, to: widths[column]) : Self.pad(cell, to: widths[column])
+            }
+            lines.append(cells.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     /// Columns a string takes on a terminal: East Asian wide and emoji characters take two.
@@ -90,13 +134,18 @@ struct Output: Sendable {
     static func pad(_ text: String, to limit: Int) -> String {
         text + String(repeating: " ", count: max(0, limit - displayWidth(text)))
     }
+
+    static func padLeft(_ text: String, to limit: Int) -> String {
+        String(repeating: " ", count: max(0, limit - displayWidth(text))) + text
+    }
 }
 
 extension Date {
     /// ISO 8601 in UTC, as the JSON writes dates.
-    var iso8601: String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: self)
-    }
+    var iso8601: String { GalleryJSON.iso8601(self) }
+}
+
+/// Counts in words: "1 call", "3 calls".
+func plural(_ count: Int, _ singular: String, _ pluralForm: String? = nil) -> String {
+    "\(count.formatted()) \(count == 1 ? singular : (pluralForm ?? singular + "s"))"
 }

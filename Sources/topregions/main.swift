@@ -1,72 +1,53 @@
 // topregions: the TopRegions command-line tool and sync daemon.
-import Flickr
 import Foundation
-import Store
 import TopRegionsKit
 
-let version = "0.1.0"
+let version = "0.2.0"
 
-func usage() -> String {
-    var text = """
-        topregions \(version): a photo-gallery backend that keeps Flickr's top regions.
-
-        Usage: topregions [--store PATH] [--json] COMMAND [options]
-
-        Commands:
-
-        """
-    for command in Commands.all { text += "  \(command.name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(command.abstract)\n" }
-    text += """
-
-        Global options: --store PATH (default: $TOPREGIONS_STORE, else $XDG_DATA_HOME/topregions/store.sqlite),
-        --json (JSON on stdout), --help, --version. `topregions COMMAND --help` tells more.
-        Exit status: 0 success, 1 failure at run time, 64 usage error, 75 another sync holds the store.
-
-        """
-    return text
-}
-
-func fail(_ message: String, code: Int32, usage extra: String? = nil) -> Never {
+/// Prints the message (and, for a usage error, the usage line) on stderr and exits.
+func fail(_ message: String, code: Int32, usageHint: String? = nil) -> Never {
     FileHandle.standardError.write(Data("topregions: \(TerminalText.escape(message))\n".utf8))
-    if let extra { FileHandle.standardError.write(Data(("\n" + extra).utf8)) }
+    if let usageHint { FileHandle.standardError.write(Data(usageHint.utf8)) }
     exit(code)
 }
 
-var arguments: Arguments
+let words: CommandLineWords
 do {
-    arguments = try Arguments(Array(CommandLine.arguments.dropFirst()))
+    words = try CommandLineWords(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    fail("\(error)", code: 64, usage: usage())
+    fail("\(error)", code: ExitStatus.usage, usageHint: HelpText.usageHint(nil))
 }
-if arguments.version {
+if words.version {
     print("topregions \(version)")
     exit(0)
 }
-guard let name = arguments.command else {
-    if arguments.help {
-        print(usage(), terminator: "")
+guard let name = words.command else {
+    if words.flags.contains("help") {
+        print(HelpText.overview(), terminator: "")
         exit(0)
     }
-    fail("no command given", code: 64, usage: usage())
+    if let option = words.rest.first(where: { $0.hasPrefix("-") }) {
+        fail("unknown option \(option)", code: ExitStatus.usage, usageHint: HelpText.usageHint(nil))
+    }
+    fail("no command given", code: ExitStatus.usage, usageHint: HelpText.usageHint(nil))
 }
 guard let command = Commands.named(name) else {
-    fail("unknown command \"\(name)\"", code: 64, usage: usage())
+    fail(Commands.unknown(name), code: ExitStatus.usage, usageHint: HelpText.usageHint(nil))
 }
-if arguments.help {
-    print(command.help, terminator: "")
+if words.flags.contains("help") {
+    print(HelpText.help(command), terminator: "")
     exit(0)
 }
-func run(_ command: Command, _ arguments: Arguments) async -> Never {
-    var context = Context(arguments: arguments, output: Output(json: arguments.json), environment: ProcessInfo.processInfo.environment)
+
+func run(_ command: Command, _ words: CommandLineWords) async -> Never {
     do {
-        exit(try await command.run(&context))
+        var invocation = try Invocation(command: command, words: words, environment: ProcessInfo.processInfo.environment)
+        exit(try await command.run(&invocation))
     } catch let error as UsageError {
-        fail(error.description, code: 64, usage: command.help)
-    } catch let error as ProcessLock.Busy {
-        fail(error.description, code: 75)
+        fail(error.description, code: ExitStatus.usage, usageHint: HelpText.usageHint(error.command ?? command))
     } catch {
-        fail("\(error)", code: 1)
+        fail(ExitStatus.message(error), code: ExitStatus.of(error))
     }
 }
 
-await run(command, arguments)
+await run(command, words)

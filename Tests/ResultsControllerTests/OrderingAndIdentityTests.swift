@@ -176,3 +176,40 @@ struct OrderingAndIdentityTests {
         withExtendedLifetime(recorder) {}
     }
 }
+
+@Suite("Controllers and writers on several threads")
+struct ConcurrencyTests {
+    @Test("performFetch with a cache name while another thread commits does not deadlock")
+    func cachedFetchesDuringCommits() async throws {
+        let testStore = try TestStore()
+        let store = testStore.store
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
+        let observer = try ResultsController<Photo>(store: store, request: request)
+        try observer.performFetch()
+        let writer = Task.detached {
+            for index in 0..<200 { try store.write { try $0.inserted(Photo(flickrID: "w\(index)", title: "t\(index)")) } }
+        }
+        let fetcher = Task.detached {
+            for _ in 0..<200 {
+                let controller = try ResultsController<Photo>(store: store, request: request, cacheName: "concurrent")
+                try controller.performFetch()
+            }
+        }
+        // Both finish: with the cache written under the controller's lock, they waited for
+        // each other for ever (the cache's write delivering to a controller whose lock the
+        // fetch held).
+        try await writer.value
+        try await fetcher.value
+        #expect(observer.waitUntilProcessed(through: try store.currentToken(), timeout: 10))
+        #expect(observer.numberOfObjects == 200)
+    }
+
+    @Test("A write inside a write of the same store is refused, not a deadlock")
+    func reentrantWrite() throws {
+        let testStore = try TestStore()
+        #expect {
+            try testStore.store.write { _ in try testStore.store.write { try $0.inserted(Region(name: "inner")) } }
+        } throws: { ($0 as? StoreError)?.kind == .reentrantWrite }
+        #expect(try testStore.store.read { try $0.count(FetchRequest(Region.self)) } == 0, "the outer write rolled back")
+    }
+}

@@ -10,7 +10,7 @@ struct GalleryStatusTests {
     func empty() throws {
         let test = try TestGallery()
         let status = try test.gallery.status()
-        #expect(status == GalleryStatus(photos: 0, regions: 0, photographers: 0, pendingPlaces: 0, callsLastHour: 0, lastSync: nil))
+        #expect(status == GalleryStatus(photos: 0, regions: 0, photographers: 0, pendingPlaces: 0, callsLastHour: 0, lastSync: nil, rateLimit: nil, rateLimitIsNone: false))
     }
 
     @Test("After a sync of SampleData: the sample's photos, regions and photographers, and that pass")
@@ -55,7 +55,7 @@ struct GalleryStatusTests {
         }
         let died = try #require(try test.gallery.status().lastSync)
         #expect(died.result == "failed" && died.finishedAt == nil && died.error == Gallery.unfinishedPassError)
-        let lock = try SyncLock.acquire(for: test.gallery.store, wait: false)
+        let lock = try SyncLock.acquire(for: test.gallery.store)
         defer { lock.release() }
         let running = try #require(try test.gallery.status().lastSync)
         #expect(running.result == "newData" && running.finishedAt != nil, "while a sync holds the lock its unfinished row is its own")

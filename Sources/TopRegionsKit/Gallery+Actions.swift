@@ -1,0 +1,54 @@
+import Flickr
+import Foundation
+import Store
+
+// What a person does to the gallery, by the ids they see (Flickr ids, positions from 1).
+extension Gallery {
+    /// Records a view of the photo (see `recordView(photoID:at:)`) and returns it in full,
+    /// with when it was viewed.
+    public func view(flickrID: String, at date: Date = Date(), imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> PhotoDetail {
+        let id = try photoRowID(flickrID: flickrID)
+        let viewed = try recordView(photoID: id, at: date)
+        guard var detail = try photoDetail(flickrID: flickrID, imageBase: imageBase) else {
+            throw GalleryError(.notFound, "no photo has id \(flickrID)")
+        }
+        detail.lastViewed = viewed
+        return detail
+    }
+
+    /// Adds the photo at the end of Favorites (nothing happens if it is there already).
+    public func addFavorite(flickrID: String) throws {
+        try addFavorite(photoID: try photoRowID(flickrID: flickrID))
+    }
+
+    /// Removes the photo from Favorites; `notAFavorite` when it is not there.
+    public func removeFavorite(flickrID: String) throws {
+        try removeFavorite(photoID: try photoRowID(flickrID: flickrID))
+    }
+
+    /// Moves the favorite at position `from` to position `to`, counting from 1.
+    public func moveFavorite(fromPosition from: Int, toPosition to: Int) throws {
+        try moveFavorite(from: from - 1, to: to - 1)
+    }
+
+    // MARK: The daemon
+
+    /// Takes the daemon lock (`STORE.daemon-lock`) for the caller's lifetime; `busy` when
+    /// another daemon runs on this store.
+    public func holdDaemonLock() throws -> ProcessLock {
+        guard let path else { return .unshared }
+        do {
+            return try ProcessLock.acquire(path: path + ".daemon-lock", holder: "daemon", wait: false)
+        } catch let busy as ProcessLock.Busy {
+            throw GalleryError(.busy(pid: busy.pid), busy.description)
+        }
+    }
+
+    /// The pid of the daemon running on this store, or nil.
+    public var daemonPID: Int32? {
+        path.flatMap { ProcessLock.holderPID(path: $0 + ".daemon-lock") }
+    }
+
+    /// The pid of the process running a sync pass on this store, or nil.
+    public var syncPID: Int32? { SyncLock.holder(of: store) }
+}

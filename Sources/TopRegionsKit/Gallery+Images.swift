@@ -1,0 +1,74 @@
+import Flickr
+import Foundation
+import Store
+
+/// Where images come from: an image base given by the caller, else the one the gallery's
+/// photos were synced with (the bundled SampleData, or a server's). Images are public URLs:
+/// no API key is needed.
+public struct ImageSource: Sendable {
+    /// Given explicitly (`--image-base`, `FLICKR_IMAGE_BASE`).
+    public var imageBase: URL?
+    public var environment: [String: String]
+
+    public init(imageBase: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.imageBase = imageBase
+        self.environment = environment
+    }
+}
+
+extension Gallery {
+    /// The photo's square thumbnail: from the store, else downloaded once and kept there.
+    public func thumbnail(flickrID: String, from source: ImageSource) async throws -> Data {
+        let id = try photoRowID(flickrID: flickrID)
+        let client = try imageClient(source)
+        return try await imageErrors(flickrID, client: client) {
+            try await ThumbnailLoader(gallery: self, client: client.client).thumbnail(photoID: id)
+        }
+    }
+
+    /// The photo's large image: from the file cache in `cacheDirectory`, else downloaded and
+    /// cached there (bounded, oldest used dropped first); never kept in the store.
+    public func image(flickrID: String, from source: ImageSource, cacheDirectory: URL) async throws -> Data {
+        let id = try photoRowID(flickrID: flickrID)
+        let cache = try ImageCache(directory: cacheDirectory)
+        if let cached = try cache.data(flickrID: flickrID, size: .large) { return cached }
+        guard let record = try await store.read({ try $0.fetchOne(PhotoRecord.self, id: id) }) else {
+            throw GalleryError(.notFound, "no photo has id \(flickrID)")
+        }
+        let client = try imageClient(source)
+        let data = try await imageErrors(flickrID, client: client) {
+            try await client.client.image(of: FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server,
+                                                         farm: record.farm.map(Int.init)), size: .large)
+        }
+        try cache.store(data, flickrID: flickrID, size: .large)
+        return data
+    }
+
+    /// A client for images: SampleData's files, or HTTP under an image base.
+    private func imageClient(_ source: ImageSource) throws -> (client: FlickrClient, fromSampleData: Bool) {
+        let recorded = try setting(.imageBase)
+        if let base = source.imageBase ?? recorded.flatMap({ $0 == Self.sampleDataImageBase ? nil : URL(string: $0) }) {
+            return (FlickrClient(configuration: FlickrConfiguration(imageBase: base)), false)
+        }
+        guard recorded == Self.sampleDataImageBase else {
+            return (FlickrClient(configuration: FlickrConfiguration()), false)
+        }
+        guard let directory = SampleDataLocation.find(environment: source.environment) else {
+            throw GalleryError(.noImage, "the photos came from SampleData, which was not found", hint: "set TOPREGIONS_SAMPLEDATA, or give --image-base")
+        }
+        return (FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: directory)), true)
+    }
+
+    /// Image failures in words: SampleData's few images, a server's answer naming the URL.
+    private func imageErrors(_ flickrID: String, client: (client: FlickrClient, fromSampleData: Bool),
+                             _ body: () async throws -> Data) async throws -> Data {
+        do {
+            return try await body()
+        } catch let error as FlickrError where client.fromSampleData && (error.kind == .http(status: 404) || error.kind == .notInSampleData) {
+            throw GalleryError(.noImage, "SampleData holds images for a few photos only, and none for photo \(flickrID)",
+                               hint: "give --image-base URL to fetch it from a server")
+        } catch let error as FlickrError {
+            throw GalleryError(.source(temporary: error.isTransient), "\(error)")
+        }
+    }
+}

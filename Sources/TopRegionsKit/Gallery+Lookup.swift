@@ -1,0 +1,84 @@
+import Foundation
+import Store
+
+// Finding what a person names: photos by Flickr id, regions by name or place id.
+extension Gallery {
+    /// The row id of the photo with this Flickr id; `notFound` when there is none.
+    func photoRowID(flickrID: String) throws -> Int64 {
+        guard let id = try store.read({ try $0.fetch(PhotoRecord.self, where: Key("flickrID") == flickrID).first?.id }) else {
+            throw GalleryError(.notFound, "no photo has id \(flickrID)")
+        }
+        return id
+    }
+
+    /// The one region `query` names: its place id, its name (exactly, or the part before a
+    /// comma: "California" for "California, United States"), or failing those the same
+    /// ignoring case and accents ("yucatan" for "Yucatán"). `ambiguous` when several share
+    /// the name (listing their ids), `notFound` with the closest names otherwise.
+    public func region(named query: String) throws -> RegionRecord {
+        let matches = try regions(matching: query)
+        if matches.count == 1, let only = matches.first { return only }
+        if matches.count > 1 {
+            throw GalleryError(.ambiguous, "\(matches.count) regions are called \"\(query)\": "
+                               + matches.map { "\($0.placeID) (\($0.country ?? "no country"))" }.joined(separator: ", "), hint: "give an id")
+        }
+        let all = try store.read { try $0.fetch(RegionRecord.self, where: Key("photoCount") > 0) }
+        let folded = Self.fold(query)
+        let loose = all.filter { Self.fold($0.name) == folded || Self.fold(Self.shortName($0.name)) == folded }
+        if loose.count == 1, let only = loose.first { return only }
+        if loose.count > 1 {
+            throw GalleryError(.ambiguous, "\(loose.count) regions are called \"\(query)\": "
+                               + loose.map { "\($0.placeID) (\($0.name))" }.joined(separator: ", "), hint: "give an id")
+        }
+        let suggestions = Self.closest(to: folded, among: Array(Set(all.map(\.name))), count: 3)
+        throw GalleryError(.notFound, "no region is called \"\(query)\"",
+                           hint: suggestions.isEmpty ? "see `topregions regions`" : "did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?")
+    }
+
+    /// The regions whose place id or name is exactly `nameOrID` (or whose name is it
+    /// followed by a comma and a country).
+    public func regions(matching nameOrID: String) throws -> [RegionRecord] {
+        try store.read { context in
+            let byID = try context.fetch(RegionRecord.self, where: Key("placeID") == nameOrID)
+            if !byID.isEmpty { return byID }
+            return try context.fetch(RegionRecord.self, where: Key("name") == nameOrID || Key("name").beginsWith(nameOrID + ","),
+                                     sortedBy: [SortKey("placeID")])
+        }
+    }
+
+    /// A name's part before its first comma.
+    static func shortName(_ name: String) -> String {
+        name.split(separator: ",", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? name
+    }
+
+    /// A name for loose comparison: no case, no accents.
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: Locale(identifier: "en_US_POSIX"))
+    }
+
+    /// The names closest to `folded` by edit distance (of their short forms), at most
+    /// `count`, and only those within a third of the length.
+    static func closest(to folded: String, among names: [String], count: Int) -> [String] {
+        let scored = names.map { name in (name, EditDistance.between(folded, fold(shortName(name)))) }
+        let limit = max(2, folded.count / 3)
+        return scored.filter { $0.1 <= limit }.sorted { $0.1 == $1.1 ? $0.0 < $1.0 : $0.1 < $1.1 }.prefix(count).map(\.0)
+    }
+}
+
+/// Levenshtein distance, for "did you mean".
+public enum EditDistance {
+    public static func between(_ left: String, _ right: String) -> Int {
+        let a = Array(left), b = Array(right)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

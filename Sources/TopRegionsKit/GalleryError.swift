@@ -1,0 +1,38 @@
+/// What went wrong in the gallery, as a case a caller can match and a message a person can
+/// act on (with the next step, when there is one).
+public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// There is no store at the path (and the command would not create one).
+        case noStore
+        /// The store cannot be opened or written: the message names the cause and the path.
+        case storeUnavailable
+        /// No photo, region or user has that id or name.
+        case notFound
+        /// A name that several regions share.
+        case ambiguous
+        /// The photo is not in Favorites.
+        case notAFavorite
+        /// An argument the gallery cannot use (a position past the end, an id that is no id).
+        case invalidArgument
+        /// The sync source failed; `temporary` when trying again later may help (a
+        /// connection refused, a timeout, HTTP 5xx, Flickr's 105).
+        case source(temporary: Bool)
+        /// A photo has no image to give (SampleData holds images for a few photos only).
+        case noImage
+        /// Another process holds the gallery's sync lock.
+        case busy(pid: Int32?)
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// What to do about it, when the message does not say.
+    public var hint: String?
+
+    public init(_ kind: Kind, _ message: String, hint: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.hint = hint
+    }
+
+    public var description: String { hint.map { "\(message); \($0)" } ?? message }
+}

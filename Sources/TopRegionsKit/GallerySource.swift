@@ -1,0 +1,86 @@
+import Flickr
+import Foundation
+
+/// The response format a source is read in (JSON or XML).
+public typealias SourceFormat = Flickr.ResponseFormat
+
+/// Where a sync reads photos from: Flickr's REST API (or a compatible server), or the
+/// bundled SampleData when neither a key nor an endpoint is given. Built from options and
+/// the environment (`resolve`), so that the CLI and a server need not know the client.
+public struct GallerySource: Sendable {
+    public enum Origin: Sendable, Equatable {
+        /// The bundled SampleData files in this directory: no network, no rate limit.
+        case sampleData(URL)
+        /// A REST endpoint.
+        case server(endpoint: URL)
+    }
+
+    public var origin: Origin
+    public var apiKey: String?
+    public var format: SourceFormat
+    /// Given explicitly (`--image-base`, `FLICKR_IMAGE_BASE`), else nil.
+    public var imageBase: URL?
+    /// Calls an hour at most; nil for no limit (calls are still counted).
+    public var rateLimit: Int?
+
+    /// A name for messages and logs (the endpoint without its query, or the SampleData path).
+    public var name: String {
+        switch origin {
+        case .sampleData(let directory): return "SampleData at \(directory.path)"
+        case .server(let endpoint): return endpoint.absoluteString
+        }
+    }
+
+    /// The source the options name: an endpoint or a key means a server, else SampleData
+    /// (found through `TOPREGIONS_SAMPLEDATA` or beside the program).
+    public static func resolve(endpoint: String?, apiKey: String?, format: SourceFormat = .json, imageBase: String?,
+                               rateLimit: Int? = 3600, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> GallerySource {
+        var base: URL?
+        if let imageBase {
+            guard let url = URL(string: imageBase), url.scheme == "http" || url.scheme == "https" else {
+                throw GalleryError(.invalidArgument, "the image base is not an http(s) URL: \(imageBase)")
+            }
+            base = url
+        }
+        guard endpoint != nil || apiKey != nil else {
+            guard let directory = SampleDataLocation.find(environment: environment) else {
+                throw GalleryError(.source(temporary: false), "no API key or endpoint given, and the bundled SampleData was not found",
+                                   hint: "set TOPREGIONS_SAMPLEDATA, or give --api-key-file")
+            }
+            return GallerySource(origin: .sampleData(directory), apiKey: nil, format: format, imageBase: base, rateLimit: nil)
+        }
+        var url = FlickrConfiguration.defaultEndpoint
+        if let endpoint {
+            guard let parsed = URL(string: endpoint), parsed.scheme == "http" || parsed.scheme == "https" else {
+                throw GalleryError(.invalidArgument, "the endpoint is not an http(s) URL: \(endpoint)")
+            }
+            url = parsed
+        }
+        return GallerySource(origin: .server(endpoint: url), apiKey: apiKey, format: format, imageBase: base, rateLimit: rateLimit)
+    }
+
+    /// The client for this source; calls are recorded in `ledger` (rate limit or not), and
+    /// `onRateLimitWait` hears how long the limit holds a call back.
+    func client(ledger: CallLedger, onRateLimitWait: (@Sendable (TimeInterval, Int) -> Void)? = nil) throws -> FlickrClient {
+        var configuration = FlickrConfiguration(format: format)
+        configuration.apiKey = apiKey
+        if let imageBase { configuration.imageBase = imageBase }
+        switch origin {
+        case .sampleData(let directory):
+            return FlickrClient(configuration: configuration, transport: try SampleDataTransport(directory: directory))
+        case .server(let endpoint):
+            configuration.endpoint = endpoint
+            let limiter = RateLimiter(limit: rateLimit ?? RateLimiter.unlimited, window: 3600, burst: min(60, rateLimit ?? 60),
+                                      ledger: ledger, onWait: onRateLimitWait)
+            return FlickrClient(configuration: configuration, rateLimiter: limiter)
+        }
+    }
+
+    /// The image base the photos of a sync from this source are fetched from later.
+    var recordedImageBase: String {
+        switch origin {
+        case .sampleData: return imageBase?.absoluteString ?? Gallery.sampleDataImageBase
+        case .server: return (imageBase ?? FlickrConfiguration.defaultImageBase).absoluteString
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import TopRegionsKit
+
+/// The exit statuses (a contract: docs/cli.md), and the one mapping from errors to them.
+enum ExitStatus {
+    static let failure: Int32 = 1
+    /// EX_USAGE.
+    static let usage: Int32 = 64
+    /// EX_TEMPFAIL: another sync holds the store, or a failure that may pass.
+    static let temporaryFailure: Int32 = 75
+
+    static func of(_ error: Error) -> Int32 {
+        switch error {
+        case is UsageError: return usage
+        case let error as GalleryError:
+            switch error.kind {
+            case .busy: return temporaryFailure
+            case .source(temporary: true): return temporaryFailure
+            default: return failure
+            }
+        default: return failure
+        }
+    }
+
+    /// The message an error prints: its description, with the next step when it has one.
+    static func message(_ error: Error) -> String {
+        if let error = error as? GalleryError { return error.description }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import TopRegionsKit
+
+// `thumbnail`, `image`: a photo's bytes, kept in the store or the image cache, else fetched.
+extension Commands {
+    static let imageOptions: [Option] = [
+        .value("output", "FILE", "write there (- for stdout)", completions: ["FILE"]),
+        .value("image-base", "URL", "where to fetch images (default: where the photos were synced from)", environment: "FLICKR_IMAGE_BASE"),
+    ]
+
+    static let thumbnail = Command(
+        name: "thumbnail", abstract: "Write a photo's 75×75 thumbnail (downloaded once, then kept in the store).",
+        arguments: [Argument(name: "ID", help: "the photo's Flickr id")], options: imageOptions,
+        examples: [Example(arguments: ["thumbnail", "53300015459", "--output", "thumb.jpg"], explanation: "write the thumbnail to a file")],
+        writesJSON: false
+    ) { invocation in
+        let (output, source) = (try outputFile(invocation), try invocation.imageSource())
+        let gallery = try invocation.openGallery(.write)
+        defer { gallery.close() }
+        return try writeBytes(try await gallery.thumbnail(flickrID: invocation.positional(0) ?? "", from: source), to: output, invocation.output)
+    }
+
+    static let image = Command(
+        name: "image", abstract: "Write a photo's large image (through the image file cache).",
+        arguments: [Argument(name: "ID", help: "the photo's Flickr id")], options: imageOptions,
+        examples: [Example(arguments: ["image", "53300015459", "--output", "photo.jpg"], explanation: "write the large image to a file")],
+        writesJSON: false
+    ) { invocation in
+        let (output, source) = (try outputFile(invocation), try invocation.imageSource())
+        let gallery = try invocation.openGallery(.read)
+        defer { gallery.close() }
+        let data = try await gallery.image(flickrID: invocation.positional(0) ?? "", from: source, cacheDirectory: invocation.imageCacheDirectory)
+        return try writeBytes(data, to: output, invocation.output)
+    }
+
+    /// `--output`; nil (or `-`) is stdout, which must not be a terminal.
+    static func outputFile(_ invocation: Invocation) throws -> String? {
+        let path = invocation.value("output")
+        if path == nil || path == "-", invocation.output.isTerminal {
+            throw UsageError("the image is binary: give --output FILE, or redirect stdout", command: invocation.command)
+        }
+        return path == "-" ? nil : path
+    }
+
+    static func writeBytes(_ data: Data, to path: String?, _ output: Output) throws -> Int32 {
+        guard let path else {
+            FileHandle.standardOutput.write(data)
+            return 0
+        }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw RuntimeError("cannot write \(path): \(FileProblem.describe(errno))") }
+        defer { close(descriptor) }
+        let written = data.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == data.count else { throw RuntimeError("cannot write \(path): \(FileProblem.describe(errno))") }
+        return 0
+    }
+}
+
+/// A file-system failure in words.
+enum FileProblem {
+    static func describe(_ code: Int32) -> String {
+        switch code {
+        case ENOENT: return "no such directory"
+        case EACCES, EPERM: return "permission denied"
+        case EROFS: return "read-only file system"
+        case ENOSPC: return "no space left on the device"
+        case EISDIR: return "it is a directory"
+        case ENOTDIR: return "a part of the path is not a directory"
+        default: return String(cString: strerror(code))
+        }
+    }
+}

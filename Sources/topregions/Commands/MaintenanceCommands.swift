@@ -1,0 +1,165 @@
+import Foundation
+import TopRegionsKit
+
+/// What `status --json` prints (a contract: see docs/cli.md).
+struct StatusReport: Encodable {
+    struct LastSync: Encodable {
+        var result: String
+        var startedAt: Date
+        var finishedAt: Date?
+        var photos: [String: Int64]
+        var places: [String: Int64]
+        var calls: Int64
+        var error: String?
+
+        enum CodingKeys: String, CodingKey { case result, startedAt, finishedAt, photos, places, calls, error }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(result, forKey: .result)
+            try container.encode(startedAt, forKey: .startedAt)
+            try container.encode(finishedAt, forKey: .finishedAt)
+            try container.encode(photos, forKey: .photos)
+            try container.encode(places, forKey: .places)
+            try container.encode(calls, forKey: .calls)
+            try container.encode(error, forKey: .error)
+        }
+    }
+
+    var store: String
+    var photos: Int64
+    var regions: Int64
+    var photographers: Int64
+    var pendingPlaces: Int64
+    var lastSync: LastSync?
+    var daemon: [String: Int32]?
+    var rateLimit: RateLimit
+
+    struct RateLimit: Encodable {
+        var callsLastHour: Int64
+        /// Calls an hour the last sync ran under; null for none (or not known yet).
+        var limit: Int?
+        enum CodingKeys: String, CodingKey { case callsLastHour, limit }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(callsLastHour, forKey: .callsLastHour)
+            try container.encode(limit, forKey: .limit)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case store, photos, regions, photographers, pendingPlaces, lastSync, daemon, rateLimit }
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(store, forKey: .store)
+        try container.encode(photos, forKey: .photos)
+        try container.encode(regions, forKey: .regions)
+        try container.encode(photographers, forKey: .photographers)
+        try container.encode(pendingPlaces, forKey: .pendingPlaces)
+        try container.encode(lastSync, forKey: .lastSync)
+        try container.encode(daemon, forKey: .daemon)
+        try container.encode(rateLimit, forKey: .rateLimit)
+    }
+}
+
+/// What `check --json` prints.
+struct CheckReport: Encodable {
+    var ok: Bool
+    var problems: [String]
+}
+
+// `prune`, `status`, `check`: looking after the store.
+extension Commands {
+    static let prune = Command(
+        name: "prune", abstract: "Delete photos downloaded long ago (keeping Recents and Favorites) and what is left empty.",
+        options: [.value("older-than", "DURATION", "age to prune at: 90s, 20m, 1h30m, 7d", default: "7d")],
+        examples: [Example(arguments: ["prune", "--older-than", "14d"], explanation: "prune photos downloaded more than two weeks ago")]
+    ) { invocation in
+        let age = try invocation.duration("older-than", default: Gallery.defaultRetention, range: 1...(3650 * 86_400))
+        let gallery = try invocation.openGallery(.write)
+        defer { gallery.close() }
+        let result = try gallery.prune(olderThan: age)
+        if invocation.output.json {
+            try invocation.output.emit(["photos": result.photos, "photographers": result.photographers, "places": result.places, "regions": result.regions])
+        } else {
+            invocation.output.line("pruned \(plural(result.photos, "photo")), \(plural(result.photographers, "photographer")), \(plural(result.places, "place")), \(plural(result.regions, "region"))")
+        }
+        return 0
+    }
+
+    static let status = Command(
+        name: "status", abstract: "Show what the store holds, the last sync, the daemon and the rate limit.",
+        examples: [Example(arguments: ["status", "--json"], explanation: "the same as JSON")]
+    ) { invocation in
+        let gallery = try invocation.openGallery(.read)
+        defer { gallery.close() }
+        let status = try gallery.status()
+        let path = Gallery.absolute(invocation.storePath)
+        let daemon = gallery.daemonPID
+        let report = StatusReport(
+            store: path, photos: status.photos, regions: status.regions, photographers: status.photographers, pendingPlaces: status.pendingPlaces,
+            lastSync: status.lastSync.map { run in
+                .init(result: run.result, startedAt: run.startedAt, finishedAt: run.finishedAt,
+                      photos: ["new": run.photosNew, "updated": run.photosUpdated],
+                      places: ["resolved": run.placesResolved, "pending": run.placesPending, "failed": run.placesFailed], calls: run.calls, error: run.error)
+            },
+            daemon: daemon.map { ["pid": $0] }, rateLimit: .init(callsLastHour: status.callsLastHour, limit: status.rateLimit))
+        if invocation.output.json { try invocation.output.emit(report); return 0 }
+        var rows: [(String, String)] = [("store", path), ("photos", "\(status.photos)"), ("regions", "\(status.regions)"),
+                                        ("photographers", "\(status.photographers)"), ("pending places", "\(status.pendingPlaces)"),
+                                        ("daemon", daemon.map { "running (pid \($0))" } ?? "not running")]
+        if let run = status.lastSync {
+            rows.append(("last sync", "\(run.result), started \(run.startedAt.iso8601)" + (run.finishedAt.map { ", finished \($0.iso8601)" } ?? ", did not finish")))
+            rows.append(("  photos", "\(run.photosNew) new, \(run.photosUpdated) updated"))
+            rows.append(("  places", "\(run.placesResolved) resolved, \(run.placesPending) pending, \(run.placesFailed) failed"))
+            rows.append(("  calls", "\(run.calls)"))
+            if let error = run.error { rows.append(("  error", error)) }
+        } else {
+            rows.append(("last sync", "none yet"))
+        }
+        let limit = status.rateLimit.map { "\($0.formatted()) calls/h" } ?? (status.rateLimitIsNone ? "none" : "not known yet")
+        rows.append(("rate limit", limit))
+        rows.append(("calls in the last hour", plural(Int(status.callsLastHour), "call")))
+        var table = Table([("", .key), ("", .text)])
+        for row in rows { table.append([row.0, row.1]) }
+        // Without the header line: a status is fields, not a list.
+        invocation.output.write(table.text(width: nil).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
+        return 0
+    }
+
+    static let check = Command(
+        name: "check", abstract: "Recompute the counts and run the store's integrity and foreign key checks.",
+        examples: [Example(arguments: ["check"], explanation: "\"ok\", or each problem found (exit 1)")],
+        discussion: "This is the way to check a store: the sqlite3 shell cannot run PRAGMA integrity_check on it (see docs/store.md)."
+    ) { invocation in
+        let problems: [String]
+        do {
+            let gallery = try invocation.openGallery(.read)
+            defer { gallery.close() }
+            problems = try gallery.check()
+        } catch {
+            // A store that cannot even be read is the check's answer too, in JSON as well.
+            guard invocation.output.json else { throw error }
+            try invocation.output.emit(CheckReport(ok: false, problems: ["\(error)"]))
+            return ExitStatus.failure
+        }
+        if invocation.output.json { try invocation.output.emit(CheckReport(ok: problems.isEmpty, problems: problems)) } else {
+            if problems.isEmpty { invocation.output.write("ok\n") }
+            for problem in problems { invocation.output.line(problem) }
+        }
+        return problems.isEmpty ? 0 : ExitStatus.failure
+    }
+}
+
+extension Commands {
+    static let migrate = Command(
+        name: "migrate", abstract: "Create the store, or bring it to this program's schema (sync does it on first use too).",
+        examples: [Example(arguments: ["migrate"], explanation: "create or upgrade the store")]
+    ) { invocation in
+        let gallery = try invocation.openGallery(.create)
+        gallery.close()
+        let path = Gallery.absolute(invocation.storePath)
+        if invocation.output.json { try invocation.output.emit(["store": path, "schema": "current"]) } else {
+            invocation.output.line("the store at \(path) has this program's schema")
+        }
+        return 0
+    }
+}

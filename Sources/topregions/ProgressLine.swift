@@ -1,0 +1,53 @@
+import Foundation
+import Synchronization
+import TopRegionsKit
+
+/// One line on stderr that a sync keeps up to date while it runs: pages read, photos
+/// stored, places answered, and what holds the pass (the rate limit, another sync). Only on
+/// a terminal, and never with `--json` or `--quiet`; cleared when the pass ends.
+final class ProgressLine: Sendable {
+    private struct State {
+        var pages = "", places = "", waiting = ""
+        var lastDrawn = Date.distantPast
+        var shown = false
+    }
+
+    private let state = Mutex(State())
+    let isShown: Bool
+
+    init(output: Output) {
+        isShown = output.errorIsTerminal && !output.json && !output.quiet
+    }
+
+    /// Takes one progress event (from any of the pass's tasks).
+    func update(_ progress: SyncProgress) {
+        guard isShown else { return }
+        let line: String? = state.withLock { state in
+            switch progress {
+            case .pages(let read, let of, let stored):
+                state.pages = "pages \(read)/\(of) · \(plural(stored, "photo")) stored"
+                state.waiting = ""
+            case .places(let answered, let of):
+                state.places = "places \(answered)/\(of)"
+                state.waiting = ""
+            case .waitingForRateLimit(let seconds, let limit):
+                state.waiting = "waiting for the rate limit (\(limit.formatted()) calls/h): next call in \(String(format: "%.1f", seconds)) s"
+            case .waitingForLock(let pid):
+                state.waiting = "waiting for another sync" + (pid.map { " (pid \($0))" } ?? "")
+            }
+            let now = Date()
+            // At most ten redraws a second; a wait is always shown.
+            guard now.timeIntervalSince(state.lastDrawn) >= 0.1 || !state.waiting.isEmpty else { return nil }
+            state.lastDrawn = now
+            state.shown = true
+            return [state.pages, state.places, state.waiting].filter { !$0.isEmpty }.joined(separator: " · ")
+        }
+        if let line { FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) }
+    }
+
+    /// Clears the line (before the pass's result is printed).
+    func finish() {
+        let shown = state.withLock { $0.shown }
+        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}
