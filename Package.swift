@@ -79,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["FlickrTestSupport", "TopRegionsKit", "ResultsController", "Store", "topregions"]
+            dependencies: ["FlickrTestSupport", "SampleDataSupport", "TopRegionsKit", "ResultsController", "Store", "topregions"]
         ),
         .testTarget(
             name: "StoreTests",

@@ -87,14 +87,14 @@ extension Store {
     /// `deferIndexes(of:)` on a background thread.
     @discardableResult
     public func deferIndexes(of entity: Entity) async throws -> [String] {
-        try await Self.onBackgroundThread { try self.deferIndexes(of: entity) }
+        try await self.onWriterThread { try self.deferIndexes(of: entity) }
     }
 
     /// `buildDeferredIndexes()` on a background thread (building a million rows' indexes
     /// takes seconds).
     @discardableResult
     public func buildDeferredIndexes() async throws -> Int {
-        try await Self.onBackgroundThread { try self.buildDeferredIndexes() }
+        try await self.onWriterThread { try self.buildDeferredIndexes() }
     }
 
     /// The `CREATE INDEX` statements of the indexes deferred and not built yet, oldest first.

@@ -23,6 +23,7 @@ public final class Store: Sendable {
 
     let pool: ConnectionPool
     let notifier: ChangeNotifier
+    let executor: StoreExecutor
     private let lastHistoryTrim = Mutex<Date>(.distantPast)
 
     /// Opens the store at `path`, creating it (mode 0600) when missing, and applies the
@@ -61,6 +62,7 @@ public final class Store: Sendable {
             return reader
         }
         self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
+        self.executor = StoreExecutor(readers: configuration.maximumReaders)
         notifier.remoteSource = RemoteCommitPoller(path: openPath, readOnly: readOnly, interval: configuration.observationInterval,
                                                    busyMilliseconds: busyMilliseconds)
     }
@@ -81,6 +83,7 @@ public final class Store: Sendable {
         self.isSnapshot = false
         self.pool = ConnectionPool(writer: connection, maximumReaders: 1, makeReader: nil)
         self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
+        self.executor = StoreExecutor(readers: 1)
     }
 
     deinit {
@@ -158,23 +161,21 @@ public final class Store: Sendable {
         }
     }
 
-    /// `read` on a background thread.
+    /// `read`, on one of the store's reader threads (never the cooperative pool's: SQLite
+    /// blocks).
     public func read<T: Sendable>(_ body: @escaping @Sendable (ReadContext) throws -> T) async throws -> T {
-        try await Self.onBackgroundThread { try self.read(body) }
+        try await executor.reading { try self.read(body) }
     }
 
-    /// `write` on a background thread.
+    /// `write`, on the store's writer thread (never the cooperative pool's).
     @discardableResult
     public func write<T: Sendable>(author: String? = nil, _ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        try await Self.onBackgroundThread { try self.write(author: author, body) }
+        try await executor.writing { try self.write(author: author, body) }
     }
 
-    static func onBackgroundThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try work() })
-            }
-        }
+    /// Blocking work of the store, for async callers (`deferIndexes` and the like).
+    func onWriterThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await executor.writing(work)
     }
 
     // MARK: History

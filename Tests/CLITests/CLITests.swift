@@ -39,6 +39,7 @@ final class Tool: @unchecked Sendable {
         let process = Process()
         process.executableURL = try Self.executable()
         process.arguments = ["--store", store] + arguments
+        process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["FLICKR_API_KEY"] = nil
         environment["FLICKR_ENDPOINT"] = nil
@@ -50,6 +51,23 @@ final class Tool: @unchecked Sendable {
         process.standardError = err
         try process.run()
         return (process, out, err)
+    }
+
+    /// Runs the tool without `--store`, so that it finds its store itself.
+    func runWithoutStore(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     @discardableResult

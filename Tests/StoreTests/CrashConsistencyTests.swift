@@ -11,7 +11,7 @@ struct CrashConsistencyTests {
     func killedWriter() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
-        var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        var random = SeededGenerator(seed: testSeed("CRASH_SEED", test: "crash test"))
         let seed = random.state
         var reportedCommitted: Set<Int64> = []
         var killsAfterACommit = 0
@@ -38,7 +38,7 @@ struct CrashConsistencyTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         let original = try Self.photoIndexStatements(path)
-        var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        var random = SeededGenerator(seed: testSeed("CRASH_SEED", test: "crash test"))
         let seed = random.state
         var loaded: Set<Int64> = [], killedUnbuilt = 0, builds = 0
         for round in 0..<20 {

@@ -18,19 +18,14 @@ struct CrossProcessTests {
         let entries = log.committedEntries
         #expect(entries.allSatisfy { $0.origin != store.origin })
         #expect(entries.allSatisfy { $0.changes["Entry"].inserted.count == TestSchema.partsPerBatch })
-        // Latency from the child's commit (the time it printed) to delivery here.
-        let commitTimes = child.outputLines.compactMap { line -> Double? in
+        // In the child's order: its tokens, in turn (how fast is the benchmark's business).
+        let childTokens = child.outputLines.compactMap { line -> Int64? in
             let fields = line.split(separator: " ")
-            return fields.count == 4 ? Double(fields[3]) : nil
+            return fields.count == 4 ? Int64(fields[2]) : nil
         }
-        let deliveries = log.timedEvents.map { $0.receivedAt.timeIntervalSince1970 }
-        let latencies = zip(commitTimes, deliveries).map { $1 - $0 }.sorted()
-        #expect(latencies.count == 10)
-        let median = latencies[latencies.count / 2]
-        #expect(median < 0.25, "median latency \(median) s; all: \(latencies)")
-        // The local process's own commits are delivered once, as local.
+        #expect(entries.map(\.token) == childTokens)
+        // The local process's own commits are delivered once, as local, at once.
         try store.write { try $0.inserted(Region(name: "local")) }
-        Thread.sleep(forTimeInterval: 0.2)
         let localEvents = log.events.filter { if case .committed(_, true) = $0 { return true } else { return false } }
         #expect(localEvents.count == 1)
         #expect(log.events.count == 11)

@@ -45,7 +45,7 @@ struct BulkLoadCrashTests {
         try SampleDataGenerator.generateJSONPages(photos: 1_200, into: places)
         try SampleDataGenerator.generateJSONPages(photos: Self.photos, into: photos)
         let declared = try Self.photoIndexStatements(test.gallery)
-        var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        var random = SeededGenerator(seed: testSeed("CRASH_SEED", test: "crash test"))
         let seed = random.state
         var killedWhileDeferred = 0
         for round in 0..<5 {

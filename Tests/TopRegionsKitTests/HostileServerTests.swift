@@ -79,10 +79,7 @@ struct HostileServerTests {
         try await server.addFault(["method": "flickr.places.getInfo", "delay": 60, "times": -1])
         var options = SyncOptions(pages: 1, perPage: 100)
         options.placeLookupDeadline = 1.5
-        let started = Date()
         let result = try await test.gallery.sync(client: serverClient(server, format: format), options: options)
-        let elapsed = Date().timeIntervalSince(started)
-        #expect(elapsed < 20, "the pass took \(elapsed) s")
         #expect(result.placesLeftAtDeadline > 0 && result.placesPending == result.placesLeftAtDeadline)
         #expect(result.notes.contains { $0.contains("place lookups stopped") })
         #expect(SyncLock.holder(of: test.gallery.store) == nil, "the sync lock is released")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A small deterministic random generator (SplitMix64), so a failing case can be replayed.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     public var state: UInt64
@@ -11,3 +13,11 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 }
 
+
+/// The seed of a randomised test: `variable` from the environment when set (to replay a
+/// failure), else the clock; printed either way, with how to replay it.
+public func testSeed(_ variable: String, test: String) -> UInt64 {
+    let seed = ProcessInfo.processInfo.environment[variable].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970)
+    print("\(test): seed \(seed) (replay with \(variable)=\(seed))")
+    return seed
+}
