@@ -37,16 +37,21 @@ let package = Package(
             name: "topregions-bench",
             dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport", "topregions"]
         ),
+        // What tests and the benchmark harness share: the repository's paths and SampleData's
+        // generator (in Sources, because the benchmarks, a product, depend on it).
+        .target(name: "SampleDataSupport"),
+        // The one test-support target: temporary directories, waiting for events, seeds,
+        // fixture processes, a small photo-like schema, the Flickr test server's driver.
+        .target(
+            name: "TestSupport",
+            dependencies: ["Store", "SampleDataSupport"],
+            path: "Tests/Fixtures/TestSupport"
+        ),
         // A child process for the store's crash and multi-process tests: it writes
         // transactions in a loop until it is killed.
-        .target(
-            name: "StoreTestSupport",
-            dependencies: ["Store"],
-            path: "Tests/Fixtures/StoreTestSupport"
-        ),
         .executableTarget(
             name: "store-fixture-writer",
-            dependencies: ["Store", "StoreTestSupport"],
+            dependencies: ["Store", "TestSupport"],
             path: "Tests/Fixtures/StoreFixtureWriter"
         ),
         // A child process for the sync's crash tests: a large sync, killed part way.
@@ -55,35 +60,25 @@ let package = Package(
             dependencies: ["TopRegionsKit", "Flickr"],
             path: "Tests/Fixtures/GalleryFixture"
         ),
-        // SampleData's generator, run by tests and the benchmark harness alike.
-        .target(
-            name: "SampleDataSupport",
-            path: "Tests/Fixtures/SampleDataSupport"
-        ),
-        .target(
-            name: "FlickrTestSupport",
-            dependencies: ["Store", "SampleDataSupport"],
-            path: "Tests/Fixtures/FlickrTestSupport"
-        ),
         .testTarget(
             name: "FlickrTests",
-            dependencies: ["Flickr", "FlickrTestSupport", "SampleDataSupport"]
+            dependencies: ["Flickr", "TestSupport", "SampleDataSupport"]
         ),
         .testTarget(
             name: "ResultsControllerTests",
-            dependencies: ["ResultsController", "Store", "StoreTestSupport", "SampleDataSupport"]
+            dependencies: ["ResultsController", "Store", "TestSupport", "SampleDataSupport"]
         ),
         .testTarget(
             name: "TopRegionsKitTests",
-            dependencies: ["TopRegionsKit", "Flickr", "FlickrTestSupport", "ResultsController", "Store", "StoreTestSupport", "CSQLite", "gallery-fixture", "SampleDataSupport"]
+            dependencies: ["TopRegionsKit", "Flickr", "ResultsController", "Store", "TestSupport", "CSQLite", "gallery-fixture", "SampleDataSupport"]
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["FlickrTestSupport", "SampleDataSupport", "TopRegionsKit", "ResultsController", "Store", "topregions"]
+            dependencies: ["TestSupport", "SampleDataSupport", "TopRegionsKit", "ResultsController", "Store", "topregions"]
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "StoreTestSupport", "CSQLite", "ResultsController"]
+            dependencies: ["Store", "TestSupport", "CSQLite", "ResultsController"]
         ),
     ],
     swiftLanguageModes: [.v6]

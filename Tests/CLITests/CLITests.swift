@@ -1,5 +1,5 @@
 import Foundation
-import FlickrTestSupport
+import TestSupport
 import ResultsController
 import Store
 import Testing
@@ -7,15 +7,13 @@ import Testing
 
 /// The built `topregions`, run as a user would, with its own store in a temporary folder.
 final class Tool: @unchecked Sendable {
-    let directory: URL
+    private let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     var store: String { directory.appendingPathComponent("store.sqlite").path }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory("cli")
     }
-
-    deinit { try? FileManager.default.removeItem(at: directory) }
 
     static func executable() throws -> URL {
         let tests = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))

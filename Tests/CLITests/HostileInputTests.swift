@@ -1,5 +1,5 @@
 import Foundation
-import FlickrTestSupport
+import TestSupport
 import Store
 import Synchronization
 import Testing
@@ -10,16 +10,6 @@ import TopRegionsKit
 private let hostileTitle = "T\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}]52;c;SGk=\u{07}\rover\u{9B}31m\u{202E}x"
 /// The controls that are legal in XML 1.0 (ESC and BEL are not).
 private let hostileXMLTitle = "T\u{9B}31m\u{202E}x\u{85}y"
-
-/// Waits, without holding a thread, until `condition` holds or `timeout` passes.
-private func eventually(timeout: TimeInterval, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(nanoseconds: 20_000_000)
-    }
-    return condition()
-}
 
 /// Whether human output lets any raw control (C0 but newline, C1, DEL) or reordering
 /// character through.
@@ -56,7 +46,7 @@ struct HostileInputTests {
             watched.withLock { $0.append(data) }
         }
         // The watcher has printed its first table: it follows the store from here on.
-        #expect(await eventually(timeout: 30) { watched.withLock { !$0.isEmpty } })
+        #expect(await waitUntil(timeout: 30) { watched.withLock { !$0.isEmpty } })
         let human: [[String]] = [["regions"], ["photos", "--region", region], ["photo", id], ["view", id], ["recents"], ["favorites"]]
         for command in human {
             let run = try tool.run(command)
@@ -89,7 +79,7 @@ struct HostileInputTests {
             let data = handle.availableData
             collected.withLock { $0.append(data) }
         }
-        let slept = await eventually(timeout: 30) { collected.withLock { String(decoding: $0, as: UTF8.self).contains("event=sleep") } }
+        let slept = await waitUntil(timeout: 30) { collected.withLock { String(decoding: $0, as: UTF8.self).contains("event=sleep") } }
         kill(daemon.processIdentifier, SIGTERM)
         daemon.waitUntilExit()
         errors.fileHandleForReading.readabilityHandler = nil

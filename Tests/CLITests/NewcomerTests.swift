@@ -1,5 +1,5 @@
 import Foundation
-import FlickrTestSupport
+import TestSupport
 import SampleDataSupport
 import Synchronization
 import Testing

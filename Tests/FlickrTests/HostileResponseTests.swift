@@ -1,5 +1,5 @@
 @testable import Flickr
-import FlickrTestSupport
+import TestSupport
 import Foundation
 import SampleDataSupport
 import Testing

@@ -1,6 +1,6 @@
 @testable import Flickr
 import Foundation
-import StoreTestSupport
+import TestSupport
 import Testing
 
 /// Random JSON trees and their text: the parser must give back the tree it was written from.

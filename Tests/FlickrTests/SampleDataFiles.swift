@@ -1,5 +1,5 @@
 import Flickr
-import FlickrTestSupport
+import TestSupport
 import Foundation
 
 /// Reads the bundled SampleData files directly, for expectations computed independently of

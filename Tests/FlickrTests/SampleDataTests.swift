@@ -2,6 +2,7 @@
 import Foundation
 import SampleDataSupport
 import Testing
+import TestSupport
 
 @Suite("The bundled SampleData")
 struct SampleDataTests {
@@ -72,8 +73,8 @@ struct SampleDataTests {
 
     @Test("The generator is deterministic and writes what is committed")
     func generatorReproduces() throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sampledata-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: output) }
+        let temporary = try TemporaryDirectory("sampledata")
+        let output = temporary.url.appendingPathComponent("out")
         try SampleDataGenerator.run(["--out", output.path, "--images", "0"])
         for relative in ["manifest.json", "json/flickr.photos.search/page-0004.json", "xml/flickr.photos.search/page-0007.xml"] {
             let committed = try Data(contentsOf: SampleDataFiles.directory.appendingPathComponent(relative))
@@ -84,8 +85,8 @@ struct SampleDataTests {
 
     @Test("A generator run that fails says so, with its exit status and what it wrote to standard error")
     func generatorFailureIsReported() throws {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sampledata-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: output) }
+        let temporary = try TemporaryDirectory("sampledata")
+        let output = temporary.url.appendingPathComponent("out")
         let error = try #require(throws: SampleDataGeneratorError.self) {
             try SampleDataGenerator.run(["--out", output.path, "--no-such-option"])
         }

@@ -1,7 +1,7 @@
 import Foundation
 import ResultsController
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 /// A controller with its delegate log, its table model kept in step with every batch, and
@@ -202,10 +202,8 @@ struct AppleBugTests {
     @Test("8. Renumbering a hand-ordered list is one move; a user-driven move is silent for its own view")
     func handOrderedList() throws {
         let item = Entity("Item", attributes: [Attribute("title", .text), Attribute("displayOrder", .integer)])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("items-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Store(path: directory.appendingPathComponent("items.sqlite").path, schema: Schema([item]),
+        let directory = try TemporaryDirectory("items")
+        let store = try Store(path: directory.path("items.sqlite"), schema: Schema([item]),
                               migrator: .creating([item]))
         try store.write { transaction in
             for index in 0..<10 {

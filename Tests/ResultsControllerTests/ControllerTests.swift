@@ -1,7 +1,7 @@
 import Foundation
 import ResultsController
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 @Suite("The results controller", .serialized)

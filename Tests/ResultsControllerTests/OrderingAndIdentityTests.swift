@@ -1,7 +1,7 @@
 import Foundation
 import ResultsController
 import Store
-import StoreTestSupport
+import TestSupport
 import Synchronization
 import Testing
 

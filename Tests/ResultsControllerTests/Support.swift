@@ -1,7 +1,7 @@
 import Foundation
 import ResultsController
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 /// Records every delegate call, in order, and the batches.
@@ -92,19 +92,16 @@ func freshSnapshot<R: Record>(_ type: R.Type, store: Store, request: FetchReques
 
 /// A store with the test schema in a temporary file.
 final class TestStore {
-    let directory: URL
+    private let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     let store: Store
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("rc-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try TestSchema.openStore(at: directory.appendingPathComponent("store.sqlite").path)
+        temporary = try TemporaryDirectory("rc-tests")
+        store = try TestSchema.openStore(at: temporary.path("store.sqlite"))
     }
 
-    deinit {
-        store.close()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    deinit { store.close() }
 }
 
 /// What a controller must show for a request, read with one plain query rather than

@@ -1,7 +1,7 @@
 import Foundation
 import ResultsController
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 /// Every way of writing the store reaches the history and observers, without the writer

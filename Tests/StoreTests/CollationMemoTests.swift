@@ -1,6 +1,6 @@
 import Foundation
 @testable import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 @Suite("The collation's memo of Foundation's answers")

@@ -1,6 +1,6 @@
 import Foundation
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 /// Strings of the kinds photo titles are made of: case, accents (precomposed and

@@ -1,6 +1,6 @@
 import Foundation
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 @Suite("Indexes deferred for a bulk load")

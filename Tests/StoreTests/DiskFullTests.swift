@@ -1,6 +1,6 @@
 import Foundation
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 /// A small tmpfs mounted for one test, so the disk really runs out of space. Mounting

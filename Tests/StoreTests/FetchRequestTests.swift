@@ -1,6 +1,6 @@
 import Foundation
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 /// A small fixed data set, with the expected answers written out by hand.

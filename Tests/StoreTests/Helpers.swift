@@ -1,21 +1,7 @@
 import Foundation
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
-
-/// A fresh directory under the system's temporary directory, removed when the test ends.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("store-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
 
 /// Collects store events from an observer, thread-safely.
 final class EventLog: @unchecked Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 @testable import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 /// Pairs of printable-ASCII strings of the kinds that decide the fast path: every

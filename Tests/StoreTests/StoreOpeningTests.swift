@@ -1,7 +1,7 @@
 import CSQLite
 import Foundation
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 @Suite("Opening a store")

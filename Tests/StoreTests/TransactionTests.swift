@@ -1,6 +1,6 @@
 import Foundation
 @testable import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 
 private struct Abort: Error {}

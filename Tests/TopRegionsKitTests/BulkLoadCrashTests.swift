@@ -1,10 +1,9 @@
 import CSQLite
 import Flickr
-import FlickrTestSupport
 import Foundation
 import SampleDataSupport
 import Store
-import StoreTestSupport
+import TestSupport
 import Testing
 @testable import TopRegionsKit
 

@@ -1,5 +1,5 @@
 import Flickr
-import FlickrTestSupport
+import TestSupport
 import Foundation
 import Store
 import Testing

@@ -1,5 +1,5 @@
 import Flickr
-import FlickrTestSupport
+import TestSupport
 import Foundation
 import ResultsController
 import Store
@@ -8,19 +8,16 @@ import Testing
 
 /// A gallery in a temporary directory.
 final class TestGallery {
-    let directory: URL
+    private let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     let gallery: Gallery
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        gallery = try Gallery(path: directory.appendingPathComponent("store.sqlite").path)
+        temporary = try TemporaryDirectory("gallery")
+        gallery = try Gallery(path: temporary.path("store.sqlite"))
     }
 
-    deinit {
-        gallery.close()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    deinit { gallery.close() }
 }
 
 func sampleClient() throws -> FlickrClient {

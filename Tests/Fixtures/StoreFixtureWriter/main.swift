@@ -14,7 +14,7 @@
 // the parent knows which transactions were committed before it killed the process.
 import Foundation
 import Store
-import StoreTestSupport
+import TestSupport
 
 func report(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
