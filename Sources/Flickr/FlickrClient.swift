@@ -5,6 +5,7 @@ import Synchronization
 /// a bound on requests in flight, the key's rate limit, and the key kept out of every
 /// message.
 public final class FlickrClient: Sendable {
+    /// Where and how the client calls Flickr; fixed for the client's life.
     public let configuration: FlickrConfiguration
     private let transport: FlickrTransport
     private let rateLimiter: RateLimiter?
@@ -16,7 +17,9 @@ public final class FlickrClient: Sendable {
     public struct Counters: Sendable, Equatable {
         /// API calls sent (each retry is a call).
         public var calls = 0
+        /// Retries after a transient failure (each also counted in `calls`).
         public var retries = 0
+        /// Images downloaded (not API calls: the rate limit does not count them).
         public var imageDownloads = 0
     }
 
@@ -30,6 +33,7 @@ public final class FlickrClient: Sendable {
         self.redaction = Redaction(secret: configuration.apiKey)
     }
 
+    /// What the client has done so far; safe to read from any thread.
     public var statistics: Counters { counters.withLock { $0 } }
 
     // MARK: Calls

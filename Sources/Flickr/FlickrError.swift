@@ -1,6 +1,7 @@
 /// Everything that can go wrong talking to Flickr, with enough context to act on: which
 /// method, which page, and what was wrong. Messages never contain the API key.
 public struct FlickrError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What went wrong, in a form code can branch on.
     public enum Kind: Sendable, Equatable {
         /// Flickr answered `stat="fail"` with this code.
         case api(code: Int)
@@ -25,15 +26,18 @@ public struct FlickrError: Error, Sendable, CustomStringConvertible, Equatable {
         case notAnImage
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// The Flickr method, when the error belongs to one.
     public var method: String?
     /// The page, for `flickr.photos.search`.
     public var page: Int?
+    /// What went wrong, in words, for a person; never holds the API key.
     public var message: String
     /// Seconds the server asked us to wait (HTTP `Retry-After`).
     public var retryAfter: Double?
 
+    /// An error with these values.
     public init(_ kind: Kind, method: String? = nil, page: Int? = nil, _ message: String, retryAfter: Double? = nil) {
         self.kind = kind
         self.method = method
@@ -42,6 +46,7 @@ public struct FlickrError: Error, Sendable, CustomStringConvertible, Equatable {
         self.retryAfter = retryAfter
     }
 
+    /// The method and page, then the message ("flickr.photos.search page 2: …").
     public var description: String {
         var context = method ?? "Flickr"
         if let page { context += " page \(page)" }

@@ -2,7 +2,9 @@ import Foundation
 
 /// Flickr's method names.
 public enum FlickrMethod {
+    /// The search the sync pages through.
     public static let photosSearch = "flickr.photos.search"
+    /// The lookup of a place's hierarchy.
     public static let placeInfo = "flickr.places.getInfo"
 }
 
@@ -22,9 +24,12 @@ public enum FlickrRequest: Sendable, Equatable {
     /// The hierarchy of a place: its locality, region, country.
     case placeInfo(placeID: String)
 
+    /// The largest `per_page` Flickr accepts.
     public static let maximumPerPage = 500
+    /// The extras asked of every photo: what the gallery stores and shows.
     public static let photoExtras = "original_format,description,geo,date_upload,owner_name"
 
+    /// The Flickr method the request calls.
     public var method: String {
         switch self {
         case .recentGeotaggedPhotos: return FlickrMethod.photosSearch
@@ -32,6 +37,7 @@ public enum FlickrRequest: Sendable, Equatable {
         }
     }
 
+    /// The page asked for; nil for calls that are not paged.
     public var page: Int? {
         if case .recentGeotaggedPhotos(let page, _, _) = self { return page }
         return nil

@@ -5,6 +5,7 @@ import Foundation
 /// strict where it matters: a body that is not JSON/XML, is truncated, or lacks
 /// `photos`/`place` is a `malformedResponse` that names the method and the page.
 public enum FlickrResponseDecoder {
+    /// A `flickr.photos.search` page; `page` names the page in errors. Throws `FlickrError`.
     public static func photoPage(_ data: Data, format: ResponseFormat, page: Int? = nil) throws -> PhotoPage {
         switch format {
         case .json: return try JSONResponseDecoder.photoPage(data, page: page)
@@ -12,6 +13,7 @@ public enum FlickrResponseDecoder {
         }
     }
 
+    /// A `flickr.places.getInfo` answer. Throws `FlickrError`.
     public static func placeInfo(_ data: Data, format: ResponseFormat) throws -> PlaceInfo {
         switch format {
         case .json: return try JSONResponseDecoder.placeInfo(data)

@@ -11,8 +11,10 @@ import Foundation
 public final class HTTPTransport: FlickrTransport {
     static let userAgent = "TopRegions/1.0 (Swift; Linux)"
 
+    /// A transport; libcurl is not loaded until the first request.
     public init() {}
 
+    /// GETs `url` over libcurl within `timeout` seconds, refusing a body over `maximumBytes`.
     public func get(_ url: URL, timeout: TimeInterval, maximumBytes: Int) async throws -> TransportResponse {
         let cancellation = CancellationFlag()
         return try await withTaskCancellationHandler {

@@ -13,10 +13,13 @@ public protocol CallLedger: Sendable {
 public actor InMemoryCallLedger: CallLedger {
     private var dates: [Date] = []
 
+    /// A ledger holding these call times.
     public init(_ dates: [Date] = []) { self.dates = dates.sorted() }
 
+    /// The times of the calls made at or after `date`, oldest first.
     public func calls(since date: Date) -> [Date] { dates.filter { $0 >= date } }
 
+    /// Remembers one call; only the newest 100,000 are kept.
     public func record(_ date: Date) {
         dates.append(date)
         // Old entries are of no use to any window; keep the list small.
@@ -29,8 +32,11 @@ public actor InMemoryCallLedger: CallLedger {
 /// (a token bucket refilled at `limit / window` per second). Every call counts, retries
 /// included.
 public actor RateLimiter {
+    /// Calls allowed in any rolling `window`.
     public let limit: Int
+    /// The rolling window's length, in seconds.
     public let window: TimeInterval
+    /// Calls allowed at once before the rest are spread evenly.
     public let burst: Int
     private let ledger: CallLedger
     private var recent: [Date] = []

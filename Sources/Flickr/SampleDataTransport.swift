@@ -6,6 +6,7 @@ import Foundation
 /// `min_upload_date`), `places.getInfo` (an unknown place is Flickr's error 2), and image
 /// files under the image base.
 public struct SampleDataTransport: FlickrTransport {
+    /// The SampleData folder the answers come from.
     public let directory: URL
     private let manifest: Manifest
 
@@ -30,6 +31,8 @@ public struct SampleDataTransport: FlickrTransport {
         }
     }
 
+    /// The response Flickr would give `url`, from the files; throws `responseTooLarge` past
+    /// `maximumBytes`.
     public func get(_ url: URL, timeout: TimeInterval, maximumBytes: Int) async throws -> TransportResponse {
         let response = try respond(to: url)
         guard response.body.count <= maximumBytes else {
@@ -180,6 +183,8 @@ public struct SampleDataTransport: FlickrTransport {
 /// `<prefix>/share/topregions/SampleData` beside `<prefix>/bin`; or, when running from a
 /// checkout (`swift run`), the `SampleData` folder of the repository.
 public enum SampleDataLocation {
+    /// The SampleData folder, or nil when none is found; `$TOPREGIONS_SAMPLEDATA`, when set, is
+    /// taken unchecked.
     public static func find(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         var candidates: [URL] = []
         if let override = environment["TOPREGIONS_SAMPLEDATA"], !override.isEmpty {

@@ -18,7 +18,9 @@ import Store
 ///
 /// `@unchecked Sendable`: all mutable state is guarded by `lock`.
 public final class ResultsController<R: Record>: @unchecked Sendable {
+    /// The store the controller fetches from and follows.
     public let store: Store
+    /// The fetch request the results come from; `setRequest` replaces it.
     public private(set) var request: FetchRequest
     /// The key path whose value groups the results into sections; nil: one section.
     public private(set) var sectionKeyPath: String?
@@ -51,6 +53,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
 
     /// Whether the last `performFetch` was served from the cache.
     public var lastFetchUsedCache: Bool { locked { _lastFetchUsedCache } }
+    /// Told of each batch; held weakly.
     public var delegate: ResultsControllerDelegate? {
         get { locked { _delegate } }
         set { locked { _delegate = newValue } }
@@ -253,6 +256,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
 
     // MARK: Reading
 
+    /// Every result's primary key, in order, across sections.
     public var fetchedIDs: [Int64] {
         lock.lock()
         defer { lock.unlock() }
@@ -267,12 +271,14 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         return entries.approximateBytes + sectionList.count * 64
     }
 
+    /// How many results there are, across sections.
     public var numberOfObjects: Int {
         lock.lock()
         defer { lock.unlock() }
         return entries.count
     }
 
+    /// The sections, in order, with their names, index titles and sizes.
     public var sections: [SectionInfo] {
         lock.lock()
         defer { lock.unlock() }

@@ -1,15 +1,21 @@
 import Foundation
 /// What happened to a section.
 public enum SectionChange: Sendable, Equatable {
+    /// The section was inserted.
     case insert
+    /// The section was deleted.
     case delete
 }
 
 /// What happened to an object.
 public enum ObjectChange: Sendable, Equatable {
+    /// The object entered the results.
     case insert
+    /// The object left the results.
     case delete
+    /// The object changed place (and, when flagged in the batch, content).
     case move
+    /// The object's shown content changed in place.
     case update
 }
 
@@ -19,6 +25,7 @@ public enum ObjectChange: Sendable, Equatable {
 /// controller delivers (its `deliveryQueue`, else the thread that noticed the commit), with
 /// the controller already in its new state.
 public protocol ResultsControllerDelegate: AnyObject {
+    /// A batch is about to be reported.
     func controllerWillChangeContent(_ controller: AnyObject)
     /// `index` is the section's index before the batch for a delete, after it for an insert.
     func controller(_ controller: AnyObject, didChangeSection name: String, atIndex index: Int, for change: SectionChange)
@@ -26,14 +33,19 @@ public protocol ResultsControllerDelegate: AnyObject {
     /// (they differ when other rows moved).
     func controller(_ controller: AnyObject, didChangeObject id: Int64, at indexPath: IndexPath?, for change: ObjectChange,
                     newIndexPath: IndexPath?)
+    /// The batch has been reported; `change` holds it in all its forms.
     func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange)
 }
 
 extension ResultsControllerDelegate {
+    /// Does nothing unless the delegate implements it.
     public func controllerWillChangeContent(_ controller: AnyObject) {}
+    /// Does nothing unless the delegate implements it.
     public func controller(_ controller: AnyObject, didChangeSection name: String, atIndex index: Int, for change: SectionChange) {}
+    /// Does nothing unless the delegate implements it.
     public func controller(_ controller: AnyObject, didChangeObject id: Int64, at indexPath: IndexPath?, for change: ObjectChange,
                            newIndexPath: IndexPath?) {}
+    /// Does nothing unless the delegate implements it.
     public func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {}
 }
 
@@ -43,9 +55,12 @@ public struct SectionInfo: Sendable, Equatable {
     public var value: SectionValue
     /// The value as text; NULL is named `""`.
     public var name: String { value.name }
+    /// The section's index title (`sectionIndexTitle` of its name); nil for none.
     public var indexTitle: String?
+    /// How many objects the section holds.
     public var numberOfObjects: Int
 
+    /// A section with these values.
     public init(value: SectionValue, indexTitle: String?, numberOfObjects: Int) {
         self.value = value
         self.indexTitle = indexTitle

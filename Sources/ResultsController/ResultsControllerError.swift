@@ -1,5 +1,6 @@
 /// A request the controller cannot serve, or a row it cannot give, with what to change.
 public struct ResultsControllerError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What is wrong, in a form code can branch on.
     public enum Kind: Sendable, Equatable {
         /// The request has no sort key.
         case noSortKey
@@ -13,13 +14,17 @@ public struct ResultsControllerError: Error, Sendable, CustomStringConvertible, 
         case objectGone
     }
 
+    /// What is wrong.
     public var kind: Kind
+    /// What is wrong and what to change, in words.
     public var message: String
 
+    /// An error with these values.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

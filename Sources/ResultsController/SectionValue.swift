@@ -9,14 +9,17 @@ import Store
 /// "limburg"), numbers by value, NULL apart from everything else (also from `""`). The
 /// fetch, the incremental updates, snapshots and the cache all use this one definition.
 public struct SectionValue: Sendable, Hashable, CustomStringConvertible {
+    /// The section key's value.
     public let value: SQLValue
 
+    /// The section of objects whose section key holds `value`.
     public init(_ value: SQLValue) { self.value = value }
 
     /// The value of an unsectioned controller's one section, and of objects whose section
     /// key is NULL.
     public static let null = SectionValue(.null)
 
+    /// Whether this is the NULL section (not `""`).
     public var isNull: Bool { value.isNull }
 
     /// The section's name as Core Data gives it: the value as text; NULL is named `""`,
@@ -31,12 +34,15 @@ public struct SectionValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The name in quotes, or NULL.
     public var description: String { isNull ? "NULL" : "\"\(name)\"" }
 
+    /// Whether the two are one section: equal in binary order.
     public static func == (left: SectionValue, right: SectionValue) -> Bool {
         KeyOrder.compare(left.value, right.value, .binary) == .orderedSame
     }
 
+    /// Hashes consistently with `==` (numbers by value, text by bytes).
     public func hash(into hasher: inout Hasher) {
         switch value {
         case .null:

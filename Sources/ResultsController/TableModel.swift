@@ -8,17 +8,23 @@ import Foundation
 /// derived from the two (`apply(_:)`), so a batch that is wrong for the table it is applied
 /// to is refused even when it agrees with itself.
 public struct TableModel: Sendable, Equatable {
+    /// The table's sections, each with its row ids, in order.
     public private(set) var sections: [Snapshot.Section]
 
+    /// A table showing this snapshot.
     public init(_ snapshot: Snapshot) { sections = snapshot.sections }
 
+    /// A table of these sections; empty by default.
     public init(sections: [Snapshot.Section] = []) { self.sections = sections }
 
+    /// The table as a snapshot.
     public var snapshot: Snapshot { Snapshot(sections: sections) }
 
     /// A broken rule, with the text UIKit would stop with.
     public struct InvalidUpdate: Error, Sendable, CustomStringConvertible, Equatable {
+        /// UIKit's message for the broken rule.
         public var message: String
+        /// The message.
         public var description: String { message }
     }
 

@@ -4,6 +4,7 @@ import Foundation
 /// any size with the bundled set's shapes (and its non-ASCII titles). Tests and the
 /// benchmark harness share it so that both generate data the same way.
 public enum SampleDataGenerator {
+    /// The generator script in the checkout's `SampleData` folder.
     public static let script = Repository.sampleData.appendingPathComponent("generate.py")
 
     /// `photos` photos as JSON pages of 500, no images, into `directory`: the shape of a
@@ -34,10 +35,14 @@ public enum SampleDataGenerator {
 
 /// SampleData's generator exited with a failure.
 public struct SampleDataGeneratorError: Error, CustomStringConvertible {
+    /// The arguments the generator was run with.
     public let arguments: [String]
+    /// The generator's exit status.
     public let status: Int32
+    /// Everything the generator wrote to standard error.
     public let standardError: String
 
+    /// The command, its exit status, and the last three lines of its standard error.
     public var description: String {
         let reason = standardError.split(separator: "\n").suffix(3).joined(separator: " | ")
         return "SampleData's generator (\(SampleDataGenerator.script.path) \(arguments.joined(separator: " "))) exited with status \(status)"

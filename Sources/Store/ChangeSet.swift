@@ -5,12 +5,16 @@
 /// and then updated is inserted; inserted and then deleted is nothing; updated and then
 /// deleted is deleted.
 public struct ChangeSet: Sendable, Equatable {
+    /// The changes by entity name; entities with none are left out.
     public private(set) var entities: [String: EntityChanges] = [:]
 
+    /// A change set with no changes.
     public init() {}
 
+    /// Whether nothing changed.
     public var isEmpty: Bool { entities.values.allSatisfy(\.isEmpty) }
 
+    /// The changes to the entity named `entityName`; empty when it has none.
     public subscript(entityName: String) -> EntityChanges {
         entities[entityName] ?? EntityChanges()
     }
@@ -46,11 +50,14 @@ public struct ChangeSet: Sendable, Equatable {
 
 /// The changes to one entity's objects.
 public struct EntityChanges: Sendable, Equatable {
+    /// Ids of the objects inserted.
     public private(set) var inserted: Set<Int64> = []
     /// Updated objects with the keys (attribute and relationship names) that changed.
     public private(set) var updated: [Int64: Set<String>] = [:]
+    /// Ids of the objects deleted.
     public private(set) var deleted: Set<Int64> = []
 
+    /// No changes.
     public init() {}
 
     init(inserted: Set<Int64>, updated: [Int64: Set<String>], deleted: Set<Int64>) {
@@ -59,6 +66,7 @@ public struct EntityChanges: Sendable, Equatable {
         self.deleted = deleted
     }
 
+    /// Whether nothing changed.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     /// Every id mentioned.

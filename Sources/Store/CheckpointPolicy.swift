@@ -9,9 +9,8 @@ import Foundation
 /// store, commit after commit: the further apart the checkpoints, the more rewrites of
 /// one page fold into one copy and the fewer syncs there are. But a WAL much larger than
 /// the database buys nothing more and only takes disk. So the threshold is half the
-/// database's size, between 10,000 pages (40 MB of 4 KB pages) and 40,000 pages (160 MB).
-/// At 1,000,000 photos a sync went from 95 s to 77 s with 40,000 instead of 10,000
-/// (BENCHMARKS.md); a store of a few thousand photos checkpoints at 10,000 pages as before.
+/// database's size, between 10,000 and 40,000 pages, so a small store checkpoints as
+/// often as SQLite's default would and a large sync folds many rewrites into one copy.
 ///
 /// Once a checkpoint lets the WAL start over, SQLite truncates the file to
 /// `restingWALBytes` (`journal_size_limit`), so a store at rest keeps at most that much

@@ -17,8 +17,10 @@ public protocol ColumnValue: SQLValueConvertible {
 }
 
 extension ColumnValue {
+    /// By default a type has no NULL: its column is NOT NULL.
     public static var acceptsNull: Bool { false }
 
+    /// By default, reads the column as an `SQLValue`, then decodes it.
     public static func read(_ row: ColumnReader, _ index: Int32, column: String) throws -> Self {
         try Self(stored: row.value(index), column: column)
     }
@@ -38,11 +40,14 @@ func columnMismatch(_ column: String, _ expected: String, _ found: SQLValue) -> 
 }
 
 extension String: ColumnValue {
+    /// Stored as TEXT.
     public static var columnType: ColumnType { .text }
+    /// The stored text; anything else throws a decoding error.
     public init(stored value: SQLValue, column: String) throws {
         guard case .text(let text) = value else { throw columnMismatch(column, "text", value) }
         self = text
     }
+    /// The column's text, read in place; anything else throws a decoding error.
     public static func read(_ row: ColumnReader, _ index: Int32, column: String) throws -> String {
         guard let text = row.text(index) else { throw columnMismatch(column, "text", row.value(index)) }
         return text
@@ -50,11 +55,14 @@ extension String: ColumnValue {
 }
 
 extension Int64: ColumnValue {
+    /// Stored as INTEGER.
     public static var columnType: ColumnType { .integer }
+    /// The stored integer (or a real that is a whole number); anything else throws.
     public init(stored value: SQLValue, column: String) throws {
         guard let number = value.int64 else { throw columnMismatch(column, "an integer", value) }
         self = number
     }
+    /// The column's integer, read in place; anything else decodes through `SQLValue`.
     public static func read(_ row: ColumnReader, _ index: Int32, column: String) throws -> Int64 {
         guard row.type(index) == SQLITE_INTEGER else { return try Int64(stored: row.value(index), column: column) }
         return row.int64(index)
@@ -62,7 +70,9 @@ extension Int64: ColumnValue {
 }
 
 extension Int: ColumnValue {
+    /// Stored as INTEGER.
     public static var columnType: ColumnType { .integer }
+    /// The stored integer, when `Int` can hold it; anything else throws a decoding error.
     public init(stored value: SQLValue, column: String) throws {
         guard let number = value.int64, let int = Int(exactly: number) else { throw columnMismatch(column, "an integer", value) }
         self = int
@@ -70,11 +80,14 @@ extension Int: ColumnValue {
 }
 
 extension Double: ColumnValue {
+    /// Stored as REAL.
     public static var columnType: ColumnType { .real }
+    /// The stored number (integers too); anything else throws a decoding error.
     public init(stored value: SQLValue, column: String) throws {
         guard let number = value.double else { throw columnMismatch(column, "a number", value) }
         self = number
     }
+    /// The column's number, read in place; anything else decodes through `SQLValue`.
     public static func read(_ row: ColumnReader, _ index: Int32, column: String) throws -> Double {
         let type = row.type(index)
         guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else { return try Double(stored: row.value(index), column: column) }
@@ -83,7 +96,9 @@ extension Double: ColumnValue {
 }
 
 extension Bool: ColumnValue {
+    /// Stored as INTEGER: 0 is false, anything else true.
     public static var columnType: ColumnType { .integer }
+    /// The stored integer as a flag; anything else throws a decoding error.
     public init(stored value: SQLValue, column: String) throws {
         guard let number = value.int64 else { throw columnMismatch(column, "an integer", value) }
         self = number != 0
@@ -93,17 +108,21 @@ extension Bool: ColumnValue {
 extension Date: ColumnValue {
     /// Seconds since 1970 (REAL), which sort and compare in SQL.
     public static var columnType: ColumnType { .real }
+    /// The date that many seconds after 1970; anything but a number throws.
     public init(stored value: SQLValue, column: String) throws {
         guard let seconds = value.double else { throw columnMismatch(column, "a date (seconds since 1970)", value) }
         self = Date(timeIntervalSince1970: seconds)
     }
+    /// The column's seconds since 1970, read in place.
     public static func read(_ row: ColumnReader, _ index: Int32, column: String) throws -> Date {
         Date(timeIntervalSince1970: try Double.read(row, index, column: column))
     }
 }
 
 extension Array: ColumnValue where Element == UInt8 {
+    /// Stored as BLOB.
     public static var columnType: ColumnType { .blob }
+    /// The stored bytes (text as its UTF-8); anything else throws a decoding error.
     public init(stored value: SQLValue, column: String) throws {
         switch value {
         case .blob(let bytes): self = bytes
@@ -114,18 +133,24 @@ extension Array: ColumnValue where Element == UInt8 {
 }
 
 extension Data: ColumnValue {
+    /// Stored as BLOB.
     public static var columnType: ColumnType { .blob }
+    /// The stored bytes (text as its UTF-8); anything else throws a decoding error.
     public init(stored value: SQLValue, column: String) throws {
         self = Data(try [UInt8](stored: value, column: column))
     }
 }
 
 extension Optional: ColumnValue where Wrapped: ColumnValue {
+    /// Stored as the wrapped type is, in a nullable column.
     public static var columnType: ColumnType { Wrapped.columnType }
+    /// NULL is nil.
     public static var acceptsNull: Bool { true }
+    /// Nil for NULL, else the wrapped type's value.
     public init(stored value: SQLValue, column: String) throws {
         self = value.isNull ? nil : try Wrapped(stored: value, column: column)
     }
+    /// Nil for NULL, else the wrapped type's value, read in place.
     public static func read(_ row: ColumnReader, _ index: Int32, column: String) throws -> Wrapped? {
         row.type(index) == SQLITE_NULL ? nil : try Wrapped.read(row, index, column: column)
     }
@@ -135,7 +160,9 @@ extension Optional: ColumnValue where Wrapped: ColumnValue {
 /// (`extension PlaceStatus: ColumnValue {}`); a stored value that names no case is a
 /// decoding error naming the column.
 extension ColumnValue where Self: RawRepresentable, RawValue: ColumnValue {
+    /// Stored as the raw value is.
     public static var columnType: ColumnType { RawValue.columnType }
+    /// The case whose raw value is stored; a value that names no case throws.
     public init(stored value: SQLValue, column: String) throws {
         let raw = try RawValue(stored: value, column: column)
         guard let decoded = Self(rawValue: raw) else {
@@ -143,6 +170,7 @@ extension ColumnValue where Self: RawRepresentable, RawValue: ColumnValue {
         }
         self = decoded
     }
+    /// The raw value, as stored.
     public var sqlValue: SQLValue { rawValue.sqlValue }
 }
 
@@ -163,9 +191,13 @@ public final class ColumnReader {
         return row
     }
 
+    /// The column's value at `index`, as an `SQLValue`.
     public func value(_ index: Int32) -> SQLValue { statement.value(at: index) }
     func type(_ index: Int32) -> Int32 { sqlite3_column_type(statement.handle, index) }
-    func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(statement.handle, index) }
+    /// Whether the column holds NULL.
+    @usableFromInline func isNull(_ index: Int32) -> Bool { type(index) == SQLITE_NULL }
+    /// The column's integer (SQLite's conversion when it holds something else).
+    @usableFromInline func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(statement.handle, index) }
     func double(_ index: Int32) -> Double { sqlite3_column_double(statement.handle, index) }
 
     /// The text in a column, or nil when it holds something else.

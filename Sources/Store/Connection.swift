@@ -35,7 +35,7 @@ final class Connection {
     /// threads at once, building an index or sorting without one: so none, whatever SQLite
     /// was built to start with, and a statement that asks for some is refused when prepared
     /// ("not authorized"). They would buy nothing anyway: Foundation's comparisons, most of
-    /// such a sort, do not run in parallel (BENCHMARKS.md, seventh pass).
+    /// such a sort, do not run in parallel.
     private static func keepSorterOnOneThread(_ handle: OpaquePointer) {
         sqlite3_limit(handle, SQLITE_LIMIT_WORKER_THREADS, 0)
         sqlite3_set_authorizer(handle, { _, action, name, argument, _, _ in

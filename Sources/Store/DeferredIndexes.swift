@@ -4,8 +4,8 @@ import Foundation
 ///
 /// SQLite keeps an index up to date one row at a time, each insert a descent into a B-tree
 /// at a random place; `CREATE INDEX` over rows already stored sorts them first and writes
-/// the B-tree once, in order. For a million photos loaded into an empty table that is
-/// 1.5–2× as fast overall (`topregions-bench sync.ceiling`). Meanwhile, queries that would
+/// the B-tree once, in order, which is much faster for a large load into a table that
+/// holds few rows yet (`topregions-bench sync.ceiling` measures it). Meanwhile, queries that would
 /// have used the dropped indexes scan the table instead: right, but slower.
 ///
 /// The statements that recreate the indexes are kept in `store_metadata` in the very

@@ -1,8 +1,12 @@
 /// The storage type of an attribute's column.
 public enum ColumnType: String, Sendable {
+    /// A 64-bit signed integer.
     case integer = "INTEGER"
+    /// A floating-point number.
     case real = "REAL"
+    /// UTF-8 text.
     case text = "TEXT"
+    /// Bytes.
     case blob = "BLOB"
 }
 
@@ -19,13 +23,18 @@ public enum Collation: String, Sendable {
 
 /// A stored property of an entity: one column.
 public struct Attribute: Sendable {
+    /// The column's name in the entity's table; key paths name it too.
     public var name: String
+    /// How the column stores its values.
     public var type: ColumnType
+    /// Whether the column may hold NULL; otherwise it is NOT NULL.
     public var isOptional: Bool
+    /// Whether no two rows may hold the same value (a UNIQUE column).
     public var isUnique: Bool
     /// The column's default, used by `CREATE TABLE` and when a record leaves it unset.
     public var defaultValue: SQLValue?
 
+    /// An attribute with these values.
     public init(_ name: String, _ type: ColumnType, optional: Bool = false, unique: Bool = false,
                 default defaultValue: SQLValue? = nil) {
         self.name = name
@@ -51,6 +60,7 @@ public enum DeleteRule: Sendable {
 /// (`toOne`); its inverse (`toMany`, or `toOneInverse` for one-to-one) finds it through
 /// the destination's relationship named `inverse`.
 public struct Relationship: Sendable {
+    /// Which side of the relationship this is, and where its key is.
     public enum Kind: Sendable, Equatable {
         /// A reference held in a column of this entity's table.
         case toOne(column: String)
@@ -60,10 +70,15 @@ public struct Relationship: Sendable {
         case toMany
     }
 
+    /// The relationship's name, as key paths cross it (`region.name`).
     public var name: String
+    /// The name of the entity at the other end.
     public var destination: String
+    /// Which side of the relationship this is, and where its key is.
     public var kind: Kind
+    /// The destination's relationship that points back; required unless this side holds the key.
     public var inverse: String?
+    /// What deleting an object of this entity does to the objects at the other end.
     public var deleteRule: DeleteRule
 
     /// A reference held in `column` (default: `<name>_id`) of this entity's table.
@@ -91,18 +106,23 @@ public struct Relationship: Sendable {
         return nil
     }
 
+    /// Whether the relationship leads to one object at most, so key paths may cross it.
     public var isToOne: Bool { kind != .toMany }
 }
 
 /// An index on an entity's columns (beyond the ones the store makes for foreign keys).
 public struct TableIndex: Sendable {
+    /// The index's name in the database.
     public var name: String
+    /// The indexed columns in order, each with the collation its text is ordered by (nil: binary).
     public var columns: [(column: String, collation: Collation?)]
+    /// Whether no two rows may hold the same values in these columns.
     public var isUnique: Bool
     /// Columns kept in descending order (so a query ordering them that way reads the index
     /// in order instead of sorting).
     public var descending: Set<String>
 
+    /// An index with these values.
     public init(_ name: String, _ columns: [(column: String, collation: Collation?)], unique: Bool = false,
                 descending: Set<String> = []) {
         self.name = name
@@ -111,6 +131,7 @@ public struct TableIndex: Sendable {
         self.descending = descending
     }
 
+    /// An ascending index on these columns, compared as stored.
     public init(_ name: String, columns: [String], unique: Bool = false) {
         self.init(name, columns.map { (column: $0, collation: nil) }, unique: unique)
     }
@@ -121,10 +142,15 @@ public struct TableIndex: Sendable {
 /// Every entity has an integer primary key (Core Data's object id); identities from
 /// outside, like a Flickr id, are unique attributes.
 public struct Entity: Sendable {
+    /// The entity's name, also its table's.
     public var name: String
+    /// The integer primary key column's name.
     public var primaryKey: String
+    /// The stored properties, one column each.
     public var attributes: [Attribute]
+    /// Every relationship, to-one (with its key column here) and to-many alike.
     public var relationships: [Relationship]
+    /// The declared indexes; the store adds one on each foreign key no declared index leads with.
     public var indexes: [TableIndex]
     /// Whether the history and observers hear of its rows' changes. Off only for
     /// bookkeeping nobody shows (a ledger of API calls), where a history entry per row
@@ -143,6 +169,7 @@ public struct Entity: Sendable {
     let insertSQL: String
     let insertWithPrimaryKeySQL: String
 
+    /// An entity with these values; `tracked: false` keeps its rows out of the history.
     public init(_ name: String, primaryKey: String = "id", attributes: [Attribute],
                 relationships: [Relationship] = [], indexes: [TableIndex] = [], tracked: Bool = true) {
         self.name = name
@@ -166,10 +193,12 @@ public struct Entity: Sendable {
         self.insertWithPrimaryKeySQL = "INSERT INTO \(table) (\(SQL.quote(primaryKey))\(columns.isEmpty ? "" : ", ")\(columnList)) VALUES (\(SQL.placeholders(columns.count + 1)))"
     }
 
+    /// The attribute called `name`, or nil when there is none.
     public func attribute(named name: String) -> Attribute? {
         attributes.first { $0.name == name }
     }
 
+    /// The relationship called `name`, or nil when there is none.
     public func relationship(named name: String) -> Relationship? {
         relationships.first { $0.name == name }
     }
@@ -182,14 +211,17 @@ public struct Entity: Sendable {
 
 /// All entities of a store, checked for consistency when the store opens.
 public struct Schema: Sendable {
+    /// The entities, in the order declared.
     public let entities: [Entity]
     private let byName: [String: Entity]
 
+    /// A schema of these entities; `validate()` checks them.
     public init(_ entities: [Entity]) {
         self.entities = entities
         self.byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The entity called `name`; throws `invalidRequest` when there is none.
     public func entity(named name: String) throws -> Entity {
         guard let entity = byName[name] else {
             throw StoreError(.invalidRequest, "The schema has no entity named \(name)")

@@ -4,11 +4,13 @@ import Foundation
 public struct HistoryEntry: Sendable, Equatable {
     /// Increases with every commit that changed something; never reused, even after trimming.
     public var token: Int64
+    /// When the transaction committed, by the committing process's clock.
     public var committedAt: Date
     /// Which store instance committed it (one per `Store` object, in any process).
     public var origin: String
     /// The author the writer named, if any (for example, a view making a user-driven change).
     public var author: String?
+    /// What the transaction changed.
     public var changes: ChangeSet
 }
 
@@ -67,6 +69,7 @@ enum History {
 
 /// What a write transaction returned, and the history token of its commit.
 public struct Commit<Value> {
+    /// What the transaction's body returned.
     public var value: Value
     /// The commit's token; nil when the transaction changed nothing (no history entry).
     public var token: Int64?

@@ -5,7 +5,7 @@ import Foundation
 /// Foundation.
 ///
 /// On Linux, `localizedStandardCompare` goes through CoreFoundation to an ICU collator and
-/// costs about 3 µs a call; an index ordered by it made every insert pay ~20 of them. For
+/// is slow, and an index ordered by it makes every insert pay for one call per B-tree level. For
 /// printable ASCII (0x20–0x7E) the order is ICU's root order with numeric collation and
 /// case ignored at the first level: space and punctuation in ICU's order, then digits, then
 /// letters regardless of case, and every run of digits compared by its numeric value

@@ -2,10 +2,12 @@
 /// names applied are kept in the store, so each runs once; a store that has applied a
 /// migration this program does not know was written by a newer version and is refused.
 public struct Migrator: Sendable {
+    /// One migration: changes the schema or data inside the transaction it is given.
     public typealias Migration = @Sendable (Transaction) throws -> Void
 
     private(set) var migrations: [(name: String, body: Migration)] = []
 
+    /// A migrator with no migrations.
     public init() {}
 
     /// Registers a migration. Names must be unique; order of registration is order of

@@ -21,6 +21,8 @@ public final class StoreObservation: Sendable {
         self.id = id
     }
 
+    /// Stops the events: none is delivered once it returns (unless it is called from inside
+    /// the handler). Calling it again does nothing.
     public func cancel() { notifier.removeObserver(id) }
 
     deinit { notifier.removeObserver(id) }

@@ -3,6 +3,7 @@
 /// closure sees the same snapshot of the store.
 public class ReadContext {
     let connection: Connection
+    /// The store's schema, for checking requests and key paths.
     public let schema: Schema
 
     init(connection: Connection, schema: Schema) {

@@ -24,6 +24,7 @@ public protocol Record: Sendable {
 }
 
 extension Record {
+    /// By default, decodes the row through `init(row:)`.
     public static func decodeRecord(_ reader: ColumnReader) throws -> Self {
         try Self(row: reader.currentRow())
     }
@@ -40,6 +41,8 @@ public struct RecordContainer {
         self.values = entity.defaultValues
     }
 
+    /// The value of `column`, its default until set; nil for a column the entity lacks, and
+    /// setting one makes the write fail.
     public subscript(column: String) -> SQLValueConvertible? {
         get {
             guard let index = entity.storedColumnIndex[column] else { return nil }
@@ -55,6 +58,7 @@ public struct RecordContainer {
     }
 
     /// Sets the value of the stored column at `index` (a `TableRecord` writes them in order).
+    @usableFromInline
     mutating func set(_ value: SQLValue, at index: Int) {
         values[index] = value
     }

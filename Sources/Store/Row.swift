@@ -1,5 +1,6 @@
 /// The names of a result's columns, shared by all its rows.
 public final class RowColumns: Sendable {
+    /// The column names, in result order.
     public var names: [String] { index.names }
     private let index: NameIndex
 
@@ -14,6 +15,7 @@ public final class RowColumns: Sendable {
 /// One row of a result: values by column position or name.
 public struct Row: Sendable {
     let columns: RowColumns
+    /// The values, in column order.
     public internal(set) var values: [SQLValue]
 
     init(columns: RowColumns, values: [SQLValue]) {
@@ -21,8 +23,10 @@ public struct Row: Sendable {
         self.values = values
     }
 
+    /// The column names, in result order.
     public var columnNames: [String] { columns.names }
 
+    /// The value at column position `index`; traps when out of range.
     public subscript(index: Int) -> SQLValue { values[index] }
 
     /// The value of the named column; `.null` when the row has no such column.
@@ -31,33 +35,43 @@ public struct Row: Sendable {
         return values[index]
     }
 
+    /// Whether the row has a column called `name`.
     public func hasColumn(_ name: String) -> Bool { columns.index(of: name) != nil }
 
     // Typed accessors: they throw a decoding error that names the column when the stored
     // value is missing or of another type.
 
+    /// The named column's integer (or a whole-number real).
     public func int64(_ name: String) throws -> Int64 {
         guard let value = self[name].int64 else { throw mismatch(name, "an integer") }
         return value
     }
 
+    /// The named column's integer, as an `Int`.
     public func int(_ name: String) throws -> Int { Int(try int64(name)) }
 
+    /// The named column's number, integers included.
     public func double(_ name: String) throws -> Double {
         guard let value = self[name].double else { throw mismatch(name, "a number") }
         return value
     }
 
+    /// The named column's text.
     public func string(_ name: String) throws -> String {
         guard let value = self[name].string else { throw mismatch(name, "text") }
         return value
     }
 
+    /// The named column's integer as a flag: 0 is false, anything else true.
     public func bool(_ name: String) throws -> Bool { try int64(name) != 0 }
 
+    /// The named column's integer; nil for NULL, a missing column or another type.
     public func optionalInt64(_ name: String) -> Int64? { self[name].int64 }
+    /// The named column's number; nil for NULL, a missing column or another type.
     public func optionalDouble(_ name: String) -> Double? { self[name].double }
+    /// The named column's text; nil for NULL, a missing column or another type.
     public func optionalString(_ name: String) -> String? { self[name].string }
+    /// The named column's blob; nil for NULL, a missing column or another type.
     public func optionalBytes(_ name: String) -> [UInt8]? { self[name].bytes }
 
     private func mismatch(_ name: String, _ expected: String) -> StoreError {

@@ -2,10 +2,14 @@
 /// controller's section index): what it was computed from (`fingerprint`) and the history
 /// token it was computed at, so a reader can tell whether it still holds.
 public struct CachedValue: Sendable, Equatable {
+    /// What the value was computed from (a request, say); a different one means rebuild.
     public var fingerprint: String
+    /// The history token the value was computed at.
     public var token: Int64
+    /// The value itself, encoded as its consumer chooses.
     public var data: [UInt8]
 
+    /// A cached value with these values.
     public init(fingerprint: String, token: Int64, data: [UInt8]) {
         self.fingerprint = fingerprint
         self.token = token

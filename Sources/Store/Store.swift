@@ -12,7 +12,9 @@ import Synchronization
 public final class Store: Sendable {
     /// The file, or nil for an in-memory store.
     public let path: String?
+    /// The entities the store holds, validated when it opened.
     public let schema: Schema
+    /// How the store was opened and behaves; fixed for its life.
     public let configuration: StoreConfiguration
     /// Identifies this store object in the history, so it can tell its own commits from
     /// those of other processes.

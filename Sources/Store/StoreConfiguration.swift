@@ -16,6 +16,7 @@ public struct StoreConfiguration: Sendable {
         case readOnly
     }
 
+    /// How the file is opened: created if missing by default.
     public var access: Access = .readWriteCreate
     /// How long a writer waits for another process's write to finish before failing.
     public var busyTimeout: TimeInterval = 60
@@ -26,5 +27,6 @@ public struct StoreConfiguration: Sendable {
     /// How often observers look for commits made by other processes.
     public var observationInterval: TimeInterval = 0.05
 
+    /// The defaults.
     public init() {}
 }

@@ -6,6 +6,7 @@ import CSQLite
 /// values bound to that SQL are never included, so an error can be logged safely.
 /// Conditions the store detects itself have a `kind` of their own.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, in a form code can branch on.
     public enum Kind: Sendable, Hashable {
         /// SQLite reported an error: see `resultCode`.
         case sqlite
@@ -44,13 +45,16 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case reentrantWrite
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// SQLite's extended result code, when SQLite reported the error.
     public var resultCode: ResultCode?
+    /// What went wrong, in words; it names no bound value.
     public var message: String
     /// The SQL that failed, without bound values.
     public var sql: String?
 
+    /// An error with these values.
     public init(_ kind: Kind, _ message: String, resultCode: ResultCode? = nil, sql: String? = nil) {
         self.kind = kind
         self.message = message
@@ -58,6 +62,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.sql = sql
     }
 
+    /// The message, then SQLite's code and the failing SQL when there are any.
     public var description: String {
         var text = message
         // Conditions the message names in words need no SQLite code after them.
@@ -71,22 +76,36 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 /// A SQLite result code (extended codes included), matchable in `catch` clauses:
 /// `catch let error as StoreError where error.resultCode?.primary == .full`.
 public struct ResultCode: Sendable, Hashable, RawRepresentable {
+    /// The code as SQLite returns it, extended or primary.
     public var rawValue: Int32
+    /// The code with this value.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The primary code (the low 8 bits of an extended code).
     public var primary: ResultCode { ResultCode(rawValue: rawValue & 0xff) }
+    /// SQLite's English name for the code ("database is locked").
     public var name: String { String(cString: sqlite3_errstr(rawValue)) }
 
+    /// Success.
     public static let ok = ResultCode(rawValue: SQLITE_OK)
+    /// A generic error (often an SQL error or a missing database).
     public static let error = ResultCode(rawValue: SQLITE_ERROR)
+    /// Another connection holds a lock the call needs.
     public static let busy = ResultCode(rawValue: SQLITE_BUSY)
+    /// A table is locked by this same connection.
     public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
+    /// A write to a database that cannot be written.
     public static let readonly = ResultCode(rawValue: SQLITE_READONLY)
+    /// The operating system reported an I/O error.
     public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
+    /// The database file is damaged.
     public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
+    /// The disk is full.
     public static let full = ResultCode(rawValue: SQLITE_FULL)
+    /// The database file cannot be opened.
     public static let cantOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
+    /// A constraint was violated (UNIQUE, NOT NULL, foreign key…).
     public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
+    /// The file is not a database.
     public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
 }

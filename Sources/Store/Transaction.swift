@@ -8,9 +8,11 @@ public final class Transaction: ReadContext {
 
     /// What `upsert` did to a record.
     public enum UpsertOutcome: Sendable, Equatable {
+        /// No stored row matched: inserted.
         case inserted
         /// Updated, with the keys that changed.
         case updated(Set<String>)
+        /// A row matched and held the same values: nothing written.
         case unchanged
     }
 

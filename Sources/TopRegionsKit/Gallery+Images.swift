@@ -8,8 +8,10 @@ import Store
 public struct ImageSource: Sendable {
     /// Given explicitly (`--image-base`, `FLICKR_IMAGE_BASE`).
     public var imageBase: URL?
+    /// Where `TOPREGIONS_SAMPLEDATA` is looked up, for photos synced from SampleData.
     public var environment: [String: String]
 
+    /// A source with these values; by default, the process's environment.
     public init(imageBase: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.imageBase = imageBase
         self.environment = environment

@@ -67,6 +67,7 @@ extension Gallery {
 
 /// Levenshtein distance, for "did you mean".
 public enum EditDistance {
+    /// The fewest single-character insertions, deletions and substitutions from one to the other.
     public static func between(_ left: String, _ right: String) -> Int {
         let a = Array(left), b = Array(right)
         guard !a.isEmpty else { return b.count }

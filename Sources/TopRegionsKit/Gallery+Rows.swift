@@ -47,6 +47,7 @@ extension Gallery {
 }
 
 extension PhotoRow {
+    /// The list row of this photo.
     public init(_ summary: PhotoSummary) {
         self.init(id: summary.flickrID, title: summary.title, subtitle: summary.subtitle, photographer: summary.photographer,
                   uploaded: summary.uploaded, thumbnailURL: summary.thumbnailURL, imageURL: summary.imageURL)
@@ -54,6 +55,7 @@ extension PhotoRow {
 }
 
 extension PhotoDetail {
+    /// The detail of this photo, with no view time.
     public init(_ summary: PhotoSummary) {
         self.init(photo: PhotoRow(summary), region: summary.region, regionID: summary.regionPlaceID, country: summary.country,
                   latitude: summary.latitude, longitude: summary.longitude)

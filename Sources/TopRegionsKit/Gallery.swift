@@ -64,6 +64,7 @@ public final class Gallery: Sendable {
         store = try Store(inMemorySchema: TopRegionsSchema.schema, migrator: TopRegionsSchema.migrator)
     }
 
+    /// Closes the gallery's store: later calls throw.
     public func close() { store.close() }
 
     /// The ledger of API calls kept in this store, for a rate limiter that survives restarts.

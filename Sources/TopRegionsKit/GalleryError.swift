@@ -1,6 +1,7 @@
 /// What went wrong in the gallery, as a case a caller can match and a message a person can
 /// act on (with the next step, when there is one).
 public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// What went wrong, in a form a caller can match.
     public enum Kind: Sendable, Equatable {
         /// There is no store at the path (and the command would not create one).
         case noStore
@@ -23,16 +24,20 @@ public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable 
         case busy(pid: Int32?)
     }
 
+    /// What went wrong.
     public var kind: Kind
+    /// What went wrong, in words a person can act on.
     public var message: String
     /// What to do about it, when the message does not say.
     public var hint: String?
 
+    /// An error with these values.
     public init(_ kind: Kind, _ message: String, hint: String? = nil) {
         self.kind = kind
         self.message = message
         self.hint = hint
     }
 
+    /// The message, then the hint when there is one.
     public var description: String { hint.map { "\(message); \($0)" } ?? message }
 }

@@ -8,6 +8,7 @@ public typealias SourceFormat = Flickr.ResponseFormat
 /// bundled SampleData when neither a key nor an endpoint is given. Built from options and
 /// the environment (`resolve`), so that the CLI and a server need not know the client.
 public struct GallerySource: Sendable {
+    /// Where the photos come from.
     public enum Origin: Sendable, Equatable {
         /// The bundled SampleData files in this directory: no network, no rate limit.
         case sampleData(URL)
@@ -15,8 +16,11 @@ public struct GallerySource: Sendable {
         case server(endpoint: URL)
     }
 
+    /// Where the photos come from.
     public var origin: Origin
+    /// The Flickr API key; nil for SampleData, or a server that needs none.
     public var apiKey: String?
+    /// The response format to ask for.
     public var format: SourceFormat
     /// Given explicitly (`--image-base`, `FLICKR_IMAGE_BASE`), else nil.
     public var imageBase: URL?

@@ -3,9 +3,11 @@ import Store
 
 /// What a store holds and what its last sync did: `topregions status`, for a program.
 public struct GalleryStatus: Sendable, Equatable {
+    /// Photos stored, with a region or not yet.
     public var photos: Int64
     /// Regions that have photos (a region outlives its photos while a place still names it).
     public var regions: Int64
+    /// Photographers stored.
     public var photographers: Int64
     /// Places that `places.getInfo` has not answered yet.
     public var pendingPlaces: Int64
@@ -25,15 +27,23 @@ public struct GalleryStatus: Sendable, Equatable {
 public struct SyncRunSummary: Sendable, Equatable {
     /// `SyncResult.Outcome`'s raw value: `newData`, `noData` or `failed`.
     public var result: String
+    /// When the pass started.
     public var startedAt: Date
     /// Nil if its process died before it finished.
     public var finishedAt: Date?
+    /// Photos the pass stored for the first time.
     public var photosNew: Int64
+    /// Photos already stored that the pass changed.
     public var photosUpdated: Int64
+    /// Places Flickr answered for good during the pass.
     public var placesResolved: Int64
+    /// Places still waiting for an answer when the pass ended.
     public var placesPending: Int64
+    /// Places Flickr did not know, not to be asked again.
     public var placesFailed: Int64
+    /// API calls the pass made, retries included.
     public var calls: Int64
+    /// Why the pass failed; nil when it did not.
     public var error: String?
 
     init(_ row: Row) {

@@ -10,12 +10,16 @@ public struct RegionRow: Sendable, Equatable, Encodable {
     public var rank: Int
     /// The region's Flickr place id: its identity.
     public var id: String
+    /// The region's name as Flickr gave it.
     public var name: String
+    /// The region's country; null when Flickr named none.
     public var country: String?
     /// Distinct photographers with photos in the region: its popularity.
     public var photographers: Int
+    /// Photos stored in the region.
     public var photos: Int
 
+    /// A row with these values.
     public init(rank: Int, id: String, name: String, country: String?, photographers: Int, photos: Int) {
         self.rank = rank
         self.id = id
@@ -27,6 +31,7 @@ public struct RegionRow: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey { case rank, id, name, country, photographers, photos }
 
+    /// Writes every field, `country` as null when there is none.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(rank, forKey: .rank)
@@ -46,11 +51,16 @@ public struct PhotoRow: Sendable, Equatable, Encodable {
     public var title: String
     /// The description, empty when it became the title.
     public var subtitle: String
+    /// The photographer's name; null when the photo has no photographer stored.
     public var photographer: String?
+    /// When the photo was uploaded to Flickr; null when Flickr did not say.
     public var uploaded: Date?
+    /// The square (75×75) image's URL; null when Flickr sent too little to build it.
     public var thumbnailURL: URL?
+    /// The large image's URL; null when Flickr sent too little to build it.
     public var imageURL: URL?
 
+    /// A row with these values.
     public init(id: String, title: String, subtitle: String, photographer: String?, uploaded: Date?, thumbnailURL: URL?, imageURL: URL?) {
         self.id = id
         self.title = title
@@ -63,6 +73,7 @@ public struct PhotoRow: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey { case id, title, subtitle, photographer, uploaded, thumbnailURL, imageURL }
 
+    /// Writes every field, the URLs as strings and absent values as null.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -78,16 +89,22 @@ public struct PhotoRow: Sendable, Equatable, Encodable {
 /// One photo in full: a list row with where it was taken, and (after a view) when it was
 /// viewed.
 public struct PhotoDetail: Sendable, Equatable, Encodable {
+    /// The photo's list row; its fields sit at the top level of the JSON.
     public var photo: PhotoRow
+    /// The name of the photo's region; null until its place is resolved.
     public var region: String?
     /// The region's Flickr place id.
     public var regionID: String?
+    /// The country of the photo's region; null when unknown.
     public var country: String?
+    /// Where the photo was taken, in degrees; null when Flickr gave no coordinate.
     public var latitude: Double?
+    /// Where the photo was taken, in degrees; null when Flickr gave no coordinate.
     public var longitude: Double?
     /// When the photo was viewed, for the answer to a view.
     public var lastViewed: Date?
 
+    /// A detail with these values.
     public init(photo: PhotoRow, region: String?, regionID: String?, country: String?, latitude: Double?, longitude: Double?,
                 lastViewed: Date? = nil) {
         self.photo = photo
@@ -101,6 +118,7 @@ public struct PhotoDetail: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey { case region, regionID, country, latitude, longitude, lastViewed }
 
+    /// Writes the photo row's fields and these beside them; `lastViewed` only when set.
     public func encode(to encoder: Encoder) throws {
         try photo.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -116,11 +134,16 @@ public struct PhotoDetail: Sendable, Equatable, Encodable {
 
 /// A photo in Recents.
 public struct RecentRow: Sendable, Equatable, Encodable {
+    /// The Flickr id.
     public var id: String
+    /// The assignment's title: the Flickr title, else the description, else "Unknown".
     public var title: String
+    /// The description, empty when it became the title.
     public var subtitle: String
+    /// When the photo was last viewed.
     public var lastViewed: Date
 
+    /// A row with these values.
     public init(id: String, title: String, subtitle: String, lastViewed: Date) {
         self.id = id
         self.title = title
@@ -133,9 +156,12 @@ public struct RecentRow: Sendable, Equatable, Encodable {
 public struct FavoriteRow: Sendable, Equatable, Encodable {
     /// The position in the user's order, from 1.
     public var position: Int
+    /// The Flickr id.
     public var id: String
+    /// The assignment's title: the Flickr title, else the description, else "Unknown".
     public var title: String
 
+    /// A row with these values.
     public init(position: Int, id: String, title: String) {
         self.position = position
         self.id = id
@@ -146,6 +172,7 @@ public struct FavoriteRow: Sendable, Equatable, Encodable {
 /// How the gallery's rows and reports are written as JSON: keys sorted, dates in ISO 8601
 /// (UTC, seconds), slashes unescaped, nothing left out (an absent value is null).
 public enum GalleryJSON {
+    /// A new encoder with these settings.
     public static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -3,13 +3,18 @@ import Store
 
 /// What a prune removed.
 public struct PruneResult: Sendable, Equatable {
+    /// Photos deleted.
     public var photos = 0
+    /// Photographers deleted, left with no photos.
     public var photographers = 0
+    /// Places deleted, left with no photos.
     public var places = 0
+    /// Regions deleted, left with no photos and no place.
     public var regions = 0
 }
 
 extension Gallery {
+    /// How long a photo is kept after its download unless asked otherwise: seven days.
     public static let defaultRetention: TimeInterval = 7 * 24 * 3600
 
     /// Deletes photos downloaded more than `retention` ago, except those in Recents or

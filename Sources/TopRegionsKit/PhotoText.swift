@@ -2,13 +2,16 @@
 /// description; if both are empty, "Unknown". The subtitle is the description, empty when
 /// the description became the title. Empty means nothing but whitespace and newlines.
 public enum PhotoText {
+    /// The title of a photo with neither a title nor a description.
     public static let unknownTitle = "Unknown"
 
+    /// The title shown: `title`, else `description`, else "Unknown" (blank counts as empty).
     public static func title(_ title: String, description: String) -> String {
         if !isBlank(title) { return title }
         return isBlank(description) ? unknownTitle : description
     }
 
+    /// The subtitle shown: `description`, or empty when it became the title.
     public static func subtitle(_ title: String, description: String) -> String {
         isBlank(title) ? "" : description
     }

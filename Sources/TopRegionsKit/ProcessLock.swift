@@ -6,15 +6,18 @@ import Store
 public final class ProcessLock: Sendable {
     /// Another process holds the lock.
     public struct Busy: Error, Sendable, CustomStringConvertible {
+        /// The holder's pid, as its lock file says; nil when the file did not say.
         public var pid: Int32?
         /// What the holder is doing ("sync", "daemon"), for the message.
         public var holder: String
 
+        /// A busy error with these values.
         public init(pid: Int32?, holder: String) {
             self.pid = pid
             self.holder = holder
         }
 
+        /// Names the holder and its pid: "another sync is running (pid 123)".
         public var description: String {
             "another \(holder) is running" + (pid.map { " (pid \($0))" } ?? "")
         }
@@ -29,8 +32,11 @@ public final class ProcessLock: Sendable {
 
     /// A lock file that cannot be used: what is wrong, and the path.
     public struct FileError: Error, Sendable, CustomStringConvertible {
+        /// The lock file's path.
         public var path: String
+        /// What is wrong with it, in words.
         public var reason: String
+        /// The path and the reason.
         public var description: String { "cannot use the lock file \(path): \(reason)" }
     }
 
@@ -109,6 +115,7 @@ public final class ProcessLock: Sendable {
         return Int32(String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Gives the lock up and closes its file; call it once.
     public func release() {
         guard descriptor >= 0 else { return }
         flock(descriptor, LOCK_UN)
@@ -118,6 +125,7 @@ public final class ProcessLock: Sendable {
 
 /// One sync at a time across processes: the process lock `<store>.sync-lock`.
 public enum SyncLock {
+    /// Another process runs a sync on the store.
     public typealias Busy = ProcessLock.Busy
 
     /// Takes the sync lock of `store` at once, or throws `Busy`.

@@ -5,33 +5,52 @@ import Store
 
 /// A row of the top-regions list.
 public struct RegionSummary: Sendable, Equatable {
+    /// The region's row id in the store.
     public var id: Int64
     /// The region's Flickr place id: its identity.
     public var placeID: String
+    /// The region's name as Flickr gave it.
     public var name: String
+    /// The region's country; nil when Flickr named none.
     public var country: String?
+    /// Distinct photographers with photos in the region: its popularity.
     public var photographers: Int
+    /// Photos stored in the region.
     public var photos: Int
 }
 
 /// A photo as the lists and the detail view show it.
 public struct PhotoSummary: Sendable, Equatable {
+    /// The photo's row id in the store.
     public var id: Int64
+    /// The Flickr photo id: the photo's identity.
     public var flickrID: String
+    /// The assignment's title: the Flickr title, else the description, else "Unknown".
     public var title: String
+    /// The description, empty when it became the title.
     public var subtitle: String
+    /// The photographer's name; nil when none is stored.
     public var photographer: String?
+    /// When the photo was uploaded to Flickr; nil when Flickr did not say.
     public var uploaded: Date?
+    /// The square (75×75) image's URL; nil when Flickr sent too little to build it.
     public var thumbnailURL: URL?
+    /// The large image's URL; nil when Flickr sent too little to build it.
     public var imageURL: URL?
+    /// The name of the photo's region; nil until its place is resolved.
     public var region: String?
+    /// The Flickr place id of the photo's region; nil until its place is resolved.
     public var regionPlaceID: String?
+    /// The country of the photo's region; nil when unknown.
     public var country: String?
+    /// Where the photo was taken, in degrees; nil when Flickr gave no coordinate.
     public var latitude: Double?
+    /// Where the photo was taken, in degrees; nil when Flickr gave no coordinate.
     public var longitude: Double?
 }
 
 extension Gallery {
+    /// How many regions the top-regions list shows unless asked for another number.
     public static let topRegionsLimit = 50
 
     // MARK: Requests (for plain fetches and results controllers alike)
@@ -52,6 +71,7 @@ extension Gallery {
         return FetchRequest(PhotoRecord.self, predicate: Key("region") == regionID, sortDescriptors: sort)
     }
 
+    /// How many photos Recents keep: viewing one more drops the oldest.
     public static let recentsLimit = 20
 
     /// Recents, most recently viewed first.
@@ -67,15 +87,18 @@ extension Gallery {
 
     // MARK: Plain fetches
 
+    /// The top regions, read once (see `topRegionsRequest`).
     public func topRegions(limit: Int = topRegionsLimit) throws -> [RegionSummary] {
         try store.read { try $0.fetch(Self.topRegionsRequest(limit: limit), as: RegionRecord.self) }.map(RegionSummary.init)
     }
 
+    /// The photos of the region with row id `regionID`, in list order; URLs built on `imageBase`.
     public func photos(inRegion regionID: Int64, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoSummary] {
         let records = try store.read { try $0.fetch(Self.regionPhotosRequest(regionID: regionID), as: PhotoRecord.self) }
         return try summaries(records, imageBase: imageBase)
     }
 
+    /// The photo with this Flickr id, or nil when the store does not hold it.
     public func photo(flickrID: String, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> PhotoSummary? {
         guard let record = try store.read({ try $0.fetch(PhotoRecord.self, where: Key("flickrID") == flickrID).first }) else { return nil }
         return try summaries([record], imageBase: imageBase).first
@@ -109,18 +132,23 @@ extension Gallery {
     static let shownPhotoKeys: Set<String> = ["flickrID", "title", "subtitle", "photographer", "photographer.name", "uploaded",
                                               "secret", "server", "farm", "originalSecret", "originalFormat"]
 
+    /// A results controller over the top regions; `byCountry` sections them by country
+    /// (and lifts the limit). Delegate calls come on `delivery` when given.
     public func topRegionsController(limit: Int = topRegionsLimit, byCountry: Bool = false,
                                      delivery: DispatchQueue? = nil) throws -> ResultsController<RegionRecord> {
         try ResultsController(store: store, request: Self.topRegionsRequest(limit: limit, byCountry: byCountry),
                               sectionKeyPath: byCountry ? "country" : nil, displayedKeys: Self.shownRegionKeys, deliveryQueue: delivery)
     }
 
+    /// A results controller over a region's photos, sectioned by photographer name when
+    /// `byPhotographer`. Delegate calls come on `delivery` when given.
     public func regionPhotosController(regionID: Int64, byPhotographer: Bool = false,
                                        delivery: DispatchQueue? = nil) throws -> ResultsController<PhotoRecord> {
         try ResultsController(store: store, request: Self.regionPhotosRequest(regionID: regionID, byPhotographer: byPhotographer),
                               sectionKeyPath: byPhotographer ? "photographer.name" : nil, displayedKeys: Self.shownPhotoKeys, deliveryQueue: delivery)
     }
 
+    /// A results controller over Recents; delegate calls come on `delivery` when given.
     public func recentsController(delivery: DispatchQueue? = nil) throws -> ResultsController<PhotoRecord> {
         try ResultsController(store: store, request: Self.recentsRequest,
                               displayedKeys: ["flickrID", "title", "subtitle", "recent.lastViewed"], deliveryQueue: delivery)

@@ -6,10 +6,14 @@ import Store
 
 /// A photographer (a Flickr owner) and the name Flickr last gave.
 public struct PhotographerRecord: TableRecord, Equatable {
+    /// The row's primary key; nil until the photographer is inserted.
     public var id: Int64?
+    /// The Flickr owner id (`owner`, e.g. "12345678@N00"): the photographer's identity.
     public var ownerID = ""
+    /// The owner name Flickr last gave (the newest page wins); the owner id if it never gave one.
     public var name = ""
 
+    /// The Photographer table: unique by owner id, with its photos and per-region links.
     public static let table = RecordTable<PhotographerRecord>("Photographer", columns: [
         .column("ownerID", \.ownerID, unique: true),
         .column("name", \.name),
@@ -18,8 +22,10 @@ public struct PhotographerRecord: TableRecord, Equatable {
         .toMany("regionLinks", "RegionPhotographer", inverse: "photographer", deleteRule: .cascade),
     ])
 
+    /// An empty photographer, which decoding fills in.
     public init() {}
 
+    /// A photographer with these values.
     public init(id: Int64? = nil, ownerID: String, name: String) {
         self.id = id
         self.ownerID = ownerID
@@ -29,13 +35,20 @@ public struct PhotographerRecord: TableRecord, Equatable {
 
 /// A region: its Flickr place id is its identity (two regions can share a name).
 public struct RegionRecord: TableRecord, Equatable {
+    /// The row's primary key; nil until the region is inserted.
     public var id: Int64?
+    /// The region's Flickr place id: its identity (two regions can share a name).
     public var placeID = ""
+    /// The region's name as Flickr gave it; a region with an empty name is never listed.
     public var name = ""
+    /// The name of the country the region lies in; nil when Flickr named none.
     public var country: String?
+    /// Distinct photographers with a photo in the region, kept exact with the photos.
     public var photographerCount: Int64 = 0
+    /// Photos in the region, kept exact with the photos; 0 hides the region.
     public var photoCount: Int64 = 0
 
+    /// The Region table, with the index the top-regions query reads in order.
     public static let table = RecordTable<RegionRecord>("Region", columns: [
         .column("placeID", \.placeID, unique: true),
         .column("name", \.name),
@@ -52,8 +65,10 @@ public struct RegionRecord: TableRecord, Equatable {
                                   (column: "placeID", collation: nil)], descending: ["photographerCount"]),
     ])
 
+    /// An empty region, which decoding fills in.
     public init() {}
 
+    /// A region with these values.
     public init(id: Int64? = nil, placeID: String, name: String, country: String?, photographerCount: Int64 = 0, photoCount: Int64 = 0) {
         self.id = id
         self.placeID = placeID
@@ -68,12 +83,18 @@ extension PlaceStatus: ColumnValue {}
 
 /// A Flickr place: what `places.getInfo` said of it, once asked.
 public struct PlaceRecord: TableRecord, Equatable {
+    /// The row's primary key; nil until the place is inserted.
     public var id: Int64?
+    /// The Flickr place id a photo was taken in.
     public var placeID = ""
+    /// What `places.getInfo` said of the place so far; `.pending` until it answers for good.
     public var status = PlaceStatus.pending
+    /// When `places.getInfo` was last asked about the place; nil if never.
     public var askedAt: Date?
+    /// The region the place lies in, once resolved; nil otherwise.
     public var regionID: Int64?
 
+    /// The Place table, indexed by status so that the places not asked yet are found fast.
     public static let table = RecordTable<PlaceRecord>("Place", columns: [
         .column("placeID", \.placeID, unique: true),
         .column("status", \.status, default: .pending),
@@ -83,8 +104,10 @@ public struct PlaceRecord: TableRecord, Equatable {
         .toMany("photos", "Photo", inverse: "place", deleteRule: .nullify),
     ], indexes: [TableIndex("place_status", columns: ["status"])])
 
+    /// An empty place, which decoding fills in.
     public init() {}
 
+    /// A place with these values.
     public init(id: Int64? = nil, placeID: String, status: PlaceStatus = .pending, askedAt: Date? = nil, regionID: Int64? = nil) {
         self.id = id
         self.placeID = placeID
@@ -96,26 +119,44 @@ public struct PlaceRecord: TableRecord, Equatable {
 
 /// A stored photo. `title`/`subtitle` follow the course's rules (see `PhotoText`).
 public struct PhotoRecord: TableRecord, Equatable {
+    /// The row's primary key; nil until the photo is inserted.
     public var id: Int64?
+    /// The Flickr photo id: the photo's identity.
     public var flickrID = ""
     /// The Flickr id as a number, for "then by photo id as a number".
     public var flickrNumber: Int64 = 0
+    /// The title shown: Flickr's title, else the description, else "Unknown".
     public var title = ""
+    /// The description, or empty when the description became the title.
     public var subtitle = ""
+    /// The Flickr description as sent; empty when the photo has none.
     public var photoDescription = ""
+    /// When the photo was uploaded to Flickr (`dateupload`); nil when Flickr did not say.
     public var uploaded: Date?
+    /// When a sync first stored the photo; pruning goes by it.
     public var downloaded = Date(timeIntervalSince1970: 0)
+    /// Where the photo was taken, in degrees; nil when Flickr gave no coordinate.
     public var latitude: Double?
+    /// Where the photo was taken, in degrees; nil when Flickr gave no coordinate.
     public var longitude: Double?
+    /// The secret in the photo's square and large image URLs; nil when Flickr sent none.
     public var secret: String?
+    /// The image server in every image URL of the photo; nil when Flickr sent none.
     public var server: String?
+    /// Flickr's farm number, as sent; the image URLs built here do not use it.
     public var farm: Int64?
+    /// The secret in the original image's URL; nil when the original is not public.
     public var originalSecret: String?
+    /// The original image's file extension ("jpg", "png"); nil when not public.
     public var originalFormat: String?
+    /// The photographer who took the photo.
     public var photographerID: Int64?
+    /// The Place row the photo was taken in; nil when Flickr knows no place.
     public var placeID: Int64?
+    /// The photo's region, once its place is resolved; until then no query shows the photo.
     public var regionID: Int64?
 
+    /// The Photo table, indexed for photos of a region in title order and for pruning.
     public static let table = RecordTable<PhotoRecord>("Photo", columns: [
         .column("flickrID", \.flickrID, unique: true),
         .column("flickrNumber", \.flickrNumber),
@@ -144,8 +185,10 @@ public struct PhotoRecord: TableRecord, Equatable {
         TableIndex("photo_downloaded", columns: ["downloaded"]),
     ])
 
+    /// An empty photo, which decoding fills in.
     public init() {}
 
+    /// A photo with these values; `flickrNumber` comes from `flickrID` (0 if not a number).
     public init(flickrID: String, title: String, subtitle: String, photoDescription: String, uploaded: Date?, downloaded: Date,
                 latitude: Double?, longitude: Double?, secret: String?, server: String?, farm: Int64?, originalSecret: String?,
                 originalFormat: String?, photographerID: Int64?, placeID: Int64?, regionID: Int64?) {
@@ -171,18 +214,24 @@ public struct PhotoRecord: TableRecord, Equatable {
 
 /// A photo in Recents, with when it was viewed.
 public struct RecentRecord: TableRecord, Equatable {
+    /// The row's primary key; nil until the entry is inserted.
     public var id: Int64?
+    /// When the photo was last viewed; Recents keep the 20 newest.
     public var lastViewed = Date(timeIntervalSince1970: 0)
+    /// The photo viewed.
     public var photoID: Int64?
 
+    /// The Recent table: one row per photo at most, indexed by when it was viewed.
     public static let table = RecordTable<RecentRecord>("Recent", columns: [
         .column("lastViewed", \.lastViewed),
         .toOne("photo", "Photo", \.photoID, inverse: "recent"),
     ], indexes: [TableIndex("recent_photo", columns: ["photo_id"], unique: true),
                  TableIndex("recent_last_viewed", columns: ["lastViewed"])])
 
+    /// An empty Recents entry, which decoding fills in.
     public init() {}
 
+    /// A Recents entry with these values.
     public init(id: Int64? = nil, lastViewed: Date, photoID: Int64?) {
         self.id = id
         self.lastViewed = lastViewed
@@ -192,18 +241,24 @@ public struct RecentRecord: TableRecord, Equatable {
 
 /// A photo in Favorites, at its place in the user's order.
 public struct FavoriteRecord: TableRecord, Equatable {
+    /// The row's primary key; nil until the favorite is inserted.
     public var id: Int64?
+    /// The favorite's position in the user's order, from 0 at the top.
     public var displayOrder: Int64 = 0
+    /// The favorite photo.
     public var photoID: Int64?
 
+    /// The Favorite table: one row per photo at most, indexed by display order.
     public static let table = RecordTable<FavoriteRecord>("Favorite", columns: [
         .column("displayOrder", \.displayOrder),
         .toOne("photo", "Photo", \.photoID, inverse: "favorite"),
     ], indexes: [TableIndex("favorite_photo", columns: ["photo_id"], unique: true),
                  TableIndex("favorite_order", columns: ["displayOrder"])])
 
+    /// An empty favorite, which decoding fills in.
     public init() {}
 
+    /// A favorite with these values.
     public init(id: Int64? = nil, displayOrder: Int64, photoID: Int64?) {
         self.id = id
         self.displayOrder = displayOrder

@@ -3,9 +3,13 @@ import Store
 /// The product's entities (most declared by their records, in `Records.swift`), their
 /// migrations, and the indexes its queries need.
 public enum TopRegionsSchema {
+    /// Flickr owners, by owner id.
     public static let photographer = PhotographerRecord.entity
+    /// Regions, by Flickr place id, with their photo and photographer counts.
     public static let region = RegionRecord.entity
+    /// The Flickr places photos were taken in, and what `places.getInfo` said of each.
     public static let place = PlaceRecord.entity
+    /// The stored photos.
     public static let photo = PhotoRecord.entity
 
     /// How many photos a photographer has in a region: kept so counts stay exact as photos
@@ -17,10 +21,14 @@ public enum TopRegionsSchema {
         .toOne("photographer", "Photographer", inverse: "regionLinks"),
     ], indexes: [TableIndex("region_photographer_pair", columns: ["region_id", "photographer_id"], unique: true)])
 
+    /// Recents: photos viewed, with when.
     public static let recent = RecentRecord.entity
+    /// Favorites, in the user's order.
     public static let favorite = FavoriteRecord.entity
+    /// Square thumbnails, downloaded once and kept.
     public static let thumbnail = ThumbnailRecord.entity
 
+    /// One row per sync pass: written as it starts, filled in as it ends.
     public static let syncRun = Entity("SyncRun", attributes: [
         Attribute("startedAt", .real),
         Attribute("finishedAt", .real, optional: true),
@@ -44,9 +52,12 @@ public enum TopRegionsSchema {
     /// limit), by key.
     public static let setting = Entity("Setting", attributes: [Attribute("key", .text, unique: true), Attribute("value", .text)])
 
+    /// Every entity of the store.
     public static let entities = [photographer, region, place, photo, regionPhotographer, recent, favorite, thumbnail, syncRun, apiCall, setting]
+    /// The store's schema: every entity.
     public static let schema = Schema(entities)
 
+    /// The migrations that bring any older store (or a new file) to this schema, in order.
     public static var migrator: Migrator {
         // v1 created every entity of its day; entities added since come with their own migration.
         var migrator = Migrator.creating(entities.filter { $0.name != setting.name }, name: "topregions.v1")

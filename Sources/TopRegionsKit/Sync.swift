@@ -22,11 +22,10 @@ public struct SyncOptions: Sendable {
     public var futureDateTolerance: TimeInterval = 86_400
     /// A pass that has stored this many new photos, and may still read more photos than
     /// the store holds, loads the rest with Photo's indexes dropped and builds them after
-    /// (`Store.deferIndexes(of:)`): SQLite builds an index over rows already stored up to
-    /// twice as fast as it keeps one up to date row by row (1.5–2× at a million rows), but
-    /// the build covers the whole table, hence the two conditions. Meanwhile, queries by
-    /// region scan the table. Nil: never. (At 100,000 photos, 10,000 made the sync about
-    /// 8 % faster than 50,000; `topregions sync`, at most 40 pages of 500, never defers.)
+    /// (`Store.deferIndexes(of:)`): SQLite builds an index over rows already stored
+    /// faster than it keeps one up to date row by row, but the build covers the whole
+    /// table, hence the two conditions. Meanwhile, queries by region scan the table.
+    /// Nil: never. (`topregions sync`, at most 40 pages of 500, never defers.)
     public var bulkLoadMinimumPhotos: Int? = 10_000
     /// When the pass's clock reads; tests set it.
     public var now: @Sendable () -> Date = { Date() }
@@ -34,6 +33,7 @@ public struct SyncOptions: Sendable {
     /// progress line or a log; called from the pass's tasks, so it must be quick.
     public var progress: (@Sendable (SyncProgress) -> Void)?
 
+    /// Options for a pass of at most `pages` pages of `perPage` photos, the rest default.
     public init(pages: Int = 8, perPage: Int = 500) {
         self.pages = pages
         self.perPage = perPage
@@ -58,6 +58,7 @@ public struct SyncFailure: Sendable, Equatable {
     /// being unavailable); permanent otherwise (a bad key, a bad request, a store that
     /// cannot be written).
     public var isTemporary: Bool
+    /// What went wrong, in words.
     public var message: String
     /// The host or file the failure came from.
     public var source: String?
@@ -67,19 +68,31 @@ public struct SyncFailure: Sendable, Equatable {
 
 /// What a pass did, like iOS's background fetch result, with counts.
 public struct SyncResult: Sendable, Equatable {
+    /// Whether the pass brought anything, as iOS's background fetch results say it.
     public enum Outcome: String, Sendable {
+        /// Photos were stored or changed, or places resolved.
         case newData
+        /// The pass finished and nothing changed.
         case noData
+        /// The pass failed; `failure` says why.
         case failed
     }
 
+    /// Whether the pass brought anything, or failed.
     public var outcome: Outcome
+    /// Photos stored for the first time.
     public var photosNew = 0
+    /// Photos already stored whose stored values changed.
     public var photosUpdated = 0
+    /// Places Flickr answered for good, with a region or with none.
     public var placesResolved = 0
+    /// Places in the store still waiting for an answer when the pass ended.
     public var placesPending = 0
+    /// Places Flickr does not know (errors 2 and 3), not to be asked again.
     public var placesFailed = 0
+    /// API calls the pass made, retries included.
     public var calls = 0
+    /// How long the pass took, by its clock.
     public var seconds: Double = 0
     /// Records left out because they could not be photos (no id, no owner).
     public var recordsSkipped = 0
@@ -105,10 +118,8 @@ public struct SyncResult: Sendable, Equatable {
 extension Gallery {
     /// Pages stored in one transaction at most (each page whole or not at all). A commit
     /// writes every index page its rows touched, so few large commits are much cheaper than
-    /// many small ones: at 1,000,000 photos a sync took 139 s with a commit per page and
-    /// about half that with groups (BENCHMARKS.md compares 8, 16 and 32). 16 keeps a
-    /// transaction under about half a second at that size (other writers wait for it) and
-    /// the pages read past a catch-up's end few.
+    /// many small ones. 16 keeps one transaction short even in a large store (other
+    /// writers wait for it) and the pages read past a catch-up's end few.
     static let pagesPerTransaction = 16
 
     /// One sync pass: recent geotagged photos, page by page, then the places not known yet,

@@ -11,11 +11,14 @@ public actor ThumbnailLoader {
     /// Downloads that have hit the network, for tests and reports.
     public private(set) var downloads = 0
 
+    /// A loader that keeps thumbnails in `gallery`'s store and downloads them with `client`.
     public init(gallery: Gallery, client: FlickrClient) {
         self.gallery = gallery
         self.client = client
     }
 
+    /// The square thumbnail of the photo with row id `photoID`: stored, else downloaded and
+    /// kept. Throws `notFound` for no such photo, or what the download throws.
     public func thumbnail(photoID: Int64) async throws -> Data {
         if let stored = try await gallery.store.read({ context in
             try context.rows("SELECT bytes FROM Thumbnail WHERE photo_id = ?", [.integer(photoID)]).first?.optionalBytes("bytes")
@@ -70,9 +73,12 @@ struct ThumbnailRecord: TableRecord {
 /// (default 50 MB), least recently used dropped first, file names made only of the photo's
 /// id digits and the size letter, so no name can leave the directory.
 public struct ImageCache: Sendable {
+    /// The folder the image files are kept in (created, owner-only, if missing).
     public let directory: URL
+    /// The most bytes the cached files may take together.
     public let maximumBytes: Int
 
+    /// A cache in `directory`, which is created if missing; throws when it cannot be.
     public init(directory: URL, maximumBytes: Int = 50 * 1024 * 1024) throws {
         self.directory = directory
         self.maximumBytes = maximumBytes
@@ -102,6 +108,7 @@ public struct ImageCache: Sendable {
         try evict()
     }
 
+    /// The bytes the cached files take now.
     public var totalBytes: Int {
         files().reduce(0) { $0 + $1.size }
     }

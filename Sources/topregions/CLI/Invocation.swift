@@ -215,6 +215,6 @@ enum Duration {
         for (unit, size) in [("d", 86_400.0), ("h", 3600.0), ("m", 60.0)] where seconds >= size && seconds.truncatingRemainder(dividingBy: size) == 0 {
             return "\(Int(seconds / size))\(unit)"
         }
-        return "\(Int(seconds))s"
+        return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
     }
 }
