@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "Flickr", targets: ["Flickr"]),
         .library(name: "ResultsController", targets: ["ResultsController"]),
         .library(name: "TopRegionsKit", targets: ["TopRegionsKit"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "GalleryAPI", targets: ["GalleryAPI"]),
         .executable(name: "topregions", targets: ["topregions"]),
         .executable(name: "topregions-bench", targets: ["topregions-bench"]),
     ],
@@ -26,17 +28,32 @@ let package = Package(
         // mallopt, which Swift's Glibc module does not import: the daemon caps its arenas.
         .target(name: "CProcessMemory"),
         .target(name: "ResultsController", dependencies: ["Store"]),
-        .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr"]),
+        // SHA-256 from libcrypto, loaded with dlopen: API tokens are kept only as hashes.
+        .target(name: "CDigest", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr", "CDigest"]),
+        // libmicrohttpd's header (the library itself is loaded with dlopen by CHTTPServer).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .target(name: "CHTTPServer", dependencies: ["CMicroHTTPD"], linkerSettings: [.linkedLibrary("dl")]),
+        // An HTTP/1.1 server on libmicrohttpd: requests in, responses and event streams out.
+        .target(name: "HTTPServer", dependencies: ["CHTTPServer", "CMicroHTTPD"]),
+        // The gallery's HTTP API: routes, JSON, users' tokens, live lists as event streams.
+        .target(name: "GalleryAPI", dependencies: ["HTTPServer", "TopRegionsKit", "ResultsController", "Store", "CDigest"]),
         .executableTarget(
             name: "topregions",
-            dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr", "CProcessMemory"]
+            dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr", "CProcessMemory", "GalleryAPI", "HTTPServer"]
         ),
         // Depends on the tool too, so that `swift run topregions-bench` builds the
         // `topregions` that cli.regions and daemon.memory run.
         .executableTarget(
             name: "topregions-bench",
-            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport", "topregions"]
+            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport", "topregions", "CBenchStreams"]
         ),
+        // http.fanout's 10,000 subscribers: libcurl's multi interface, linked (bench only).
+        .target(name: "CBenchStreams", linkerSettings: [.linkedLibrary("curl")]),
         // What tests and the benchmark harness share: the repository's paths and SampleData's
         // generator (in Sources, because the benchmarks, a product, depend on it).
         .target(name: "SampleDataSupport"),
@@ -57,7 +74,7 @@ let package = Package(
         // A child process for the sync's crash tests: a large sync, killed part way.
         .executableTarget(
             name: "gallery-fixture",
-            dependencies: ["TopRegionsKit", "Flickr"],
+            dependencies: ["TopRegionsKit", "Flickr", "Store"],
             path: "Tests/Fixtures/GalleryFixture"
         ),
         .testTarget(
@@ -75,6 +92,10 @@ let package = Package(
         .testTarget(
             name: "CLITests",
             dependencies: ["TestSupport", "SampleDataSupport", "TopRegionsKit", "ResultsController", "Store", "topregions"]
+        ),
+        .testTarget(
+            name: "GalleryAPITests",
+            dependencies: ["GalleryAPI", "HTTPServer", "TopRegionsKit"]
         ),
         .testTarget(
             name: "StoreTests",

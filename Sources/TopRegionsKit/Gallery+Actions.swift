@@ -4,11 +4,12 @@ import Store
 
 // What a person does to the gallery, by the ids they see (Flickr ids, positions from 1).
 extension Gallery {
-    /// Records a view of the photo (see `recordView(photoID:at:)`) and returns it in full,
-    /// with when it was viewed.
-    public func view(flickrID: String, at date: Date = Date(), imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> PhotoDetail {
+    /// Records `user`'s view of the photo (see `recordView(photoID:at:for:)`) and returns it
+    /// in full, with when it was viewed.
+    public func view(flickrID: String, at date: Date = Date(), for user: GalleryUser,
+                     imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> PhotoDetail {
         let id = try photoRowID(flickrID: flickrID)
-        let viewed = try recordView(photoID: id, at: date)
+        let viewed = try recordView(photoID: id, at: date, for: user)
         guard var detail = try photoDetail(flickrID: flickrID, imageBase: imageBase) else {
             throw GalleryError(.notFound, "no photo has id \(flickrID)")
         }
@@ -16,19 +17,19 @@ extension Gallery {
         return detail
     }
 
-    /// Adds the photo at the end of Favorites (nothing happens if it is there already).
-    public func addFavorite(flickrID: String) throws {
-        try addFavorite(photoID: try photoRowID(flickrID: flickrID))
+    /// Adds the photo at the end of `user`'s Favorites (nothing happens if it is there already).
+    public func addFavorite(flickrID: String, for user: GalleryUser) throws {
+        try addFavorite(photoID: try photoRowID(flickrID: flickrID), for: user)
     }
 
-    /// Removes the photo from Favorites; `notAFavorite` when it is not there.
-    public func removeFavorite(flickrID: String) throws {
-        try removeFavorite(photoID: try photoRowID(flickrID: flickrID))
+    /// Removes the photo from `user`'s Favorites; `notAFavorite` when it is not there.
+    public func removeFavorite(flickrID: String, for user: GalleryUser) throws {
+        try removeFavorite(photoID: try photoRowID(flickrID: flickrID), for: user)
     }
 
-    /// Moves the favorite at position `from` to position `to`, counting from 1.
-    public func moveFavorite(fromPosition from: Int, toPosition to: Int) throws {
-        try moveFavorite(from: from - 1, to: to - 1)
+    /// Moves `user`'s favorite at position `from` to position `to`, counting from 1.
+    public func moveFavorite(fromPosition from: Int, toPosition to: Int, for user: GalleryUser) throws {
+        try moveFavorite(from: from - 1, to: to - 1, for: user)
     }
 
     // MARK: The daemon

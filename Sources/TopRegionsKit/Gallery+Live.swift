@@ -5,9 +5,10 @@ import Store
 
 // The gallery's lists followed live (`LiveList`), for `watch` and the HTTP change streams.
 extension Gallery {
-    /// The top regions, live; rows ranked from 1.
-    public func liveTopRegions(limit: Int = topRegionsLimit) throws -> LiveList<RegionRow> {
-        try live(topRegionsController(limit: limit, delivery: newDeliveryQueue("regions"))) { paths, controller in
+    /// The top regions, live; rows ranked from 1. `byCountry`: every region, in a section
+    /// per country, each row's `rank` its place within its country.
+    public func liveTopRegions(limit: Int = topRegionsLimit, byCountry: Bool = false) throws -> LiveList<RegionRow> {
+        try live(topRegionsController(limit: limit, byCountry: byCountry, delivery: newDeliveryQueue("regions"))) { paths, controller in
             paths.compactMap { path in
                 (try? controller.object(at: path)).map { region in
                     RegionRow(rank: path.row + 1, id: region.placeID, name: region.name, country: region.country,
@@ -26,22 +27,21 @@ extension Gallery {
         }
     }
 
-    /// Recents, live, newest first.
-    public func liveRecents() throws -> LiveList<RecentRow> {
-        try live(recentsController(delivery: newDeliveryQueue("recents"))) { [self] paths, controller in
+    /// `user`'s Recents, live, newest first.
+    public func liveRecents(for user: GalleryUser) throws -> LiveList<RecentRow> {
+        try live(recentsController(for: user, delivery: newDeliveryQueue("recents"))) { [self] paths, controller in
             let records = paths.compactMap { try? controller.object(at: $0) }
-            let viewed = (try? lastViewed(of: records.compactMap(\.id))) ?? [:]
-            return records.compactMap { record in
-                record.id.flatMap { viewed[$0] }.map { RecentRow(id: record.flickrID, title: record.title, subtitle: record.subtitle, lastViewed: $0) }
-            }
+            return (try? recentRows(records)) ?? []
         }
     }
 
-    /// Favorites, live, in the user's order.
-    public func liveFavorites() throws -> LiveList<FavoriteRow> {
-        try live(favoritesController(delivery: newDeliveryQueue("favorites"))) { paths, controller in
-            paths.compactMap { path in
-                (try? controller.object(at: path)).map { FavoriteRow(position: path.row + 1, id: $0.flickrID, title: $0.title) }
+    /// `user`'s Favorites, live, in the user's order.
+    public func liveFavorites(for user: GalleryUser) throws -> LiveList<FavoriteRow> {
+        try live(favoritesController(for: user, delivery: newDeliveryQueue("favorites"))) { [self] paths, controller in
+            let records = paths.compactMap { try? controller.object(at: $0) }
+            let photos = (try? photosByID(records.compactMap(\.photoID))) ?? [:]
+            return zip(paths, records).compactMap { path, record in
+                record.photoID.flatMap { photos[$0] }.map { FavoriteRow(position: path.row + 1, id: $0.flickrID, title: $0.title) }
             }
         }
     }
@@ -58,11 +58,26 @@ extension Gallery {
         return list
     }
 
-    /// When each of these photos was viewed (Recents), by photo row id.
-    func lastViewed(of photoIDs: [Int64]) throws -> [Int64: Date] {
-        try store.read { context in
-            Dictionary(try context.fetch(RecentRecord.self, whereColumn: "photo_id", in: photoIDs.map { .integer($0) })
-                .compactMap { recent in recent.photoID.map { ($0, recent.lastViewed) } }, uniquingKeysWith: { first, _ in first })
+    /// Rows for Recents entries, in their order.
+    func recentRows(_ records: [RecentRecord]) throws -> [RecentRow] {
+        let photos = try photosByID(records.compactMap(\.photoID))
+        return records.compactMap { record in
+            record.photoID.flatMap { photos[$0] }.map { RecentRow(id: $0.flickrID, title: $0.title, subtitle: $0.subtitle, lastViewed: record.lastViewed) }
         }
+    }
+
+    /// These photos, by row id, read in one query.
+    func photosByID(_ ids: [Int64]) throws -> [Int64: PhotoRecord] {
+        let photos = try store.read { try $0.fetch(PhotoRecord.self, ids: ids) }
+        return Dictionary(photos.compactMap { photo in photo.id.map { ($0, photo) } }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
+extension Gallery {
+    /// Calls `handler` after each commit to the store, whoever made it (this process's at
+    /// once, others' within the observation interval), until the observation is cancelled
+    /// or released: for caches of what the gallery answers.
+    public func observeCommits(_ handler: @escaping @Sendable () -> Void) -> StoreObservation {
+        store.observe { _ in handler() }
     }
 }

@@ -35,14 +35,14 @@ extension Gallery {
         try photo(flickrID: flickrID, imageBase: imageBase).map(PhotoDetail.init)
     }
 
-    /// Recents as rows, newest first.
-    public func recentRows() throws -> [RecentRow] {
-        try recents().map { RecentRow(id: $0.photo.flickrID, title: $0.photo.title, subtitle: $0.photo.subtitle, lastViewed: $0.lastViewed) }
+    /// `user`'s Recents as rows, newest first.
+    public func recentRows(for user: GalleryUser) throws -> [RecentRow] {
+        try recents(for: user).map { RecentRow(id: $0.photo.flickrID, title: $0.photo.title, subtitle: $0.photo.subtitle, lastViewed: $0.lastViewed) }
     }
 
-    /// Favorites as rows, in the user's order.
-    public func favoriteRows() throws -> [FavoriteRow] {
-        try favorites().enumerated().map { FavoriteRow(position: $0.offset + 1, id: $0.element.flickrID, title: $0.element.title) }
+    /// `user`'s Favorites as rows, in the user's order.
+    public func favoriteRows(for user: GalleryUser) throws -> [FavoriteRow] {
+        try favorites(for: user).enumerated().map { FavoriteRow(position: $0.offset + 1, id: $0.element.flickrID, title: $0.element.title) }
     }
 }
 

@@ -13,6 +13,8 @@ public final class Gallery: Sendable {
     /// Opened as a snapshot of the file (read-only, where WAL's shared memory cannot be
     /// made): it sees no commit made after it opened.
     public var isSnapshot: Bool { store.isSnapshot }
+    /// Opened read-only: writes throw.
+    var isReadOnly: Bool { store.configuration.access == .readOnly }
 
     /// Opens (or creates) the store at `path`.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {

@@ -11,6 +11,8 @@ public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable 
         case notFound
         /// A name that several regions share.
         case ambiguous
+        /// Something with that name exists already (a user).
+        case alreadyExists
         /// The photo is not in Favorites.
         case notAFavorite
         /// An argument the gallery cannot use (a position past the end, an id that is no id).

@@ -74,15 +74,15 @@ extension Gallery {
     /// How many photos Recents keep: viewing one more drops the oldest.
     public static let recentsLimit = 20
 
-    /// Recents, most recently viewed first.
-    public static var recentsRequest: FetchRequest {
-        FetchRequest(PhotoRecord.self, predicate: Key("recent").isNotNull,
-                     sortDescriptors: [SortKey("recent.lastViewed", ascending: false)], fetchLimit: recentsLimit)
+    /// A user's Recents, most recently viewed first.
+    public static func recentsRequest(userID: Int64) -> FetchRequest {
+        FetchRequest(RecentRecord.self, predicate: Key("user") == userID,
+                     sortDescriptors: [SortKey("lastViewed", ascending: false), SortKey("id")], fetchLimit: recentsLimit)
     }
 
-    /// Favorites in the user's order.
-    public static var favoritesRequest: FetchRequest {
-        FetchRequest(PhotoRecord.self, predicate: Key("favorite").isNotNull, sortDescriptors: [SortKey("favorite.displayOrder")])
+    /// A user's Favorites in their order.
+    public static func favoritesRequest(userID: Int64) -> FetchRequest {
+        FetchRequest(FavoriteRecord.self, predicate: Key("user") == userID, sortDescriptors: [SortKey("displayOrder"), SortKey("id")])
     }
 
     // MARK: Plain fetches
@@ -149,14 +149,16 @@ extension Gallery {
     }
 
     /// A results controller over Recents; delegate calls come on `delivery` when given.
-    public func recentsController(delivery: DispatchQueue? = nil) throws -> ResultsController<PhotoRecord> {
-        try ResultsController(store: store, request: Self.recentsRequest,
-                              displayedKeys: ["flickrID", "title", "subtitle", "recent.lastViewed"], deliveryQueue: delivery)
+    /// `user`'s Recents; a photo's new title or subtitle is an update of its row.
+    public func recentsController(for user: GalleryUser, delivery: DispatchQueue? = nil) throws -> ResultsController<RecentRecord> {
+        try ResultsController(store: store, request: Self.recentsRequest(userID: user.id),
+                              displayedKeys: ["lastViewed", "photo", "photo.flickrID", "photo.title", "photo.subtitle"], deliveryQueue: delivery)
     }
 
-    /// Favorites; a change of `displayOrder` alone is a move, never an update.
-    public func favoritesController(delivery: DispatchQueue? = nil) throws -> ResultsController<PhotoRecord> {
-        try ResultsController(store: store, request: Self.favoritesRequest, displayedKeys: ["flickrID", "title"], deliveryQueue: delivery)
+    /// `user`'s Favorites; a change of `displayOrder` alone is a move, never an update.
+    public func favoritesController(for user: GalleryUser, delivery: DispatchQueue? = nil) throws -> ResultsController<FavoriteRecord> {
+        try ResultsController(store: store, request: Self.favoritesRequest(userID: user.id),
+                              displayedKeys: ["photo", "photo.flickrID", "photo.title"], deliveryQueue: delivery)
     }
 }
 

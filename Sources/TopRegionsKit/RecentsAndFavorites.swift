@@ -2,28 +2,33 @@ import Foundation
 import ResultsController
 import Store
 
+// Each user's Recents (at most 20, newest first, a photo once) and Favorites (in the
+// user's order). No call here can reach another user's rows: every query and write is
+// bounded by the user's id.
 extension Gallery {
-    /// Records a view of the photo: its Recents timestamp is set to `at` (it moves to the
-    /// top), and the oldest beyond 20 are dropped, in one transaction.
+    /// Records `user`'s view of the photo: its Recents timestamp is set to `at` (it moves to
+    /// the top), and that user's oldest beyond 20 are dropped, in one transaction.
     @discardableResult
-    public func recordView(photoID: Int64, at date: Date = Date()) throws -> Date {
+    public func recordView(photoID: Int64, at date: Date = Date(), for user: GalleryUser) throws -> Date {
         try store.write { transaction in
             guard try transaction.fetchOne(PhotoRecord.self, id: photoID) != nil else {
                 throw GalleryError(.notFound, "no photo has row id \(photoID)")
             }
-            var recent = RecentRecord(lastViewed: date, photoID: photoID)
-            try transaction.upsert(&recent, matching: ["photo_id"])
-            let overflow = try transaction.fetchIDs(FetchRequest(RecentRecord.self, sortDescriptors: [SortKey("lastViewed", ascending: false)],
+            let userID = try Self.checkedUserID(user, transaction)
+            var recent = RecentRecord(lastViewed: date, photoID: photoID, userID: userID)
+            try transaction.upsert(&recent, matching: ["user_id", "photo_id"])
+            let overflow = try transaction.fetchIDs(FetchRequest(RecentRecord.self, predicate: Key("user") == userID,
+                                                                 sortDescriptors: [SortKey("lastViewed", ascending: false)],
                                                                  fetchOffset: Self.recentsLimit))
             try transaction.delete("Recent", ids: overflow)
             return date
         }
     }
 
-    /// Recents with their view times, newest first.
-    public func recents() throws -> [(photo: PhotoRecord, lastViewed: Date)] {
+    /// `user`'s Recents with their view times, newest first.
+    public func recents(for user: GalleryUser) throws -> [(photo: PhotoRecord, lastViewed: Date)] {
         try store.read { context in
-            let recents = try context.fetch(RecentRecord.self, sortedBy: [SortKey("lastViewed", ascending: false)], limit: Self.recentsLimit)
+            let recents = try context.fetch(Self.recentsRequest(userID: user.id), as: RecentRecord.self)
             let photos = Dictionary(try context.fetch(PhotoRecord.self, ids: recents.compactMap(\.photoID)).map { ($0.id ?? 0, $0) },
                                     uniquingKeysWith: { first, _ in first })
             return recents.compactMap { recent in recent.photoID.flatMap { photos[$0] }.map { ($0, recent.lastViewed) } }
@@ -32,52 +37,62 @@ extension Gallery {
 
     // MARK: Favorites
 
-    /// The favorites in order.
-    public func favorites() throws -> [PhotoRecord] {
-        try store.read { try $0.fetch(Self.favoritesRequest, as: PhotoRecord.self) }
+    /// `user`'s favorites in order.
+    public func favorites(for user: GalleryUser) throws -> [PhotoRecord] {
+        try store.read { context in
+            let favorites = try context.fetch(Self.favoritesRequest(userID: user.id), as: FavoriteRecord.self)
+            let photos = Dictionary(try context.fetch(PhotoRecord.self, ids: favorites.compactMap(\.photoID)).map { ($0.id ?? 0, $0) },
+                                    uniquingKeysWith: { first, _ in first })
+            return favorites.compactMap { $0.photoID.flatMap { photos[$0] } }
+        }
     }
 
-    /// Adds the photo at the end of Favorites (nothing happens if it is there already).
-    public func addFavorite(photoID: Int64) throws {
+    /// Adds the photo at the end of `user`'s Favorites (nothing happens if it is there already).
+    public func addFavorite(photoID: Int64, for user: GalleryUser) throws {
         try store.write { transaction in
             guard try transaction.fetchOne(PhotoRecord.self, id: photoID) != nil else {
                 throw GalleryError(.notFound, "no photo has row id \(photoID)")
             }
-            guard try transaction.fetch(FavoriteRecord.self, where: Key("photo") == photoID).isEmpty else { return }
-            let last = try transaction.scalar("SELECT max(displayOrder) FROM Favorite")?.int64 ?? -1
-            try transaction.inserted(FavoriteRecord(displayOrder: last + 1, photoID: photoID))
+            let userID = try Self.checkedUserID(user, transaction)
+            guard try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("photo") == photoID).isEmpty else { return }
+            let last = try transaction.scalar("SELECT max(displayOrder) FROM Favorite WHERE user_id = ?", [.integer(userID)])?.int64 ?? -1
+            try transaction.inserted(FavoriteRecord(displayOrder: last + 1, photoID: photoID, userID: userID))
         }
     }
 
-    /// Removes the photo from Favorites and closes the gap.
-    public func removeFavorite(photoID: Int64) throws {
+    /// Removes the photo from `user`'s Favorites and closes the gap.
+    public func removeFavorite(photoID: Int64, for user: GalleryUser) throws {
         try store.write { transaction in
-            guard let favorite = try transaction.fetch(FavoriteRecord.self, where: Key("photo") == photoID).first else {
+            let userID = try Self.checkedUserID(user, transaction)
+            guard let favorite = try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("photo") == photoID).first else {
                 let flickrID = try transaction.fetchOne(PhotoRecord.self, id: photoID)?.flickrID ?? "with row id \(photoID)"
                 throw GalleryError(.notAFavorite, "photo \(flickrID) is not a favorite")
             }
             try transaction.delete(favorite)
-            for var later in try transaction.fetch(FavoriteRecord.self, where: Key("displayOrder") > favorite.displayOrder) {
+            for var later in try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("displayOrder") > favorite.displayOrder) {
                 later.displayOrder -= 1
                 try transaction.update(later)
             }
         }
     }
 
-    /// Moves the favorite at position `from` to position `to` (0-based), renumbering only
-    /// the rows between them, in one transaction. With `controller`, the move is
+    /// Moves `user`'s favorite at position `from` to position `to` (0-based), renumbering
+    /// only the rows between them, in one transaction. With `controller`, the move is
     /// user-driven: that controller (whose view already shows it) is not told.
-    public func moveFavorite(from: Int, to: Int, userDrivenBy controller: ResultsController<PhotoRecord>? = nil) throws {
+    public func moveFavorite(from: Int, to: Int, for user: GalleryUser, userDrivenBy controller: ResultsController<FavoriteRecord>? = nil) throws {
         let body: (Transaction) throws -> Void = { transaction in
-            let count = try transaction.count(FetchRequest(FavoriteRecord.self))
+            let userID = try Self.checkedUserID(user, transaction)
+            let count = try transaction.count(Self.favoritesRequest(userID: userID))
             guard (0..<count).contains(from), (0..<count).contains(to) else {
                 throw GalleryError(.invalidArgument, count == 0 ? "Favorites is empty: nothing to move"
                                    : "Favorites has \(count) \(count == 1 ? "photo" : "photos"): cannot move from position \(from + 1) to \(to + 1)")
             }
             guard from != to else { return }
             let low = min(from, to), high = max(from, to)
-            var rows = try transaction.fetch(FetchRequest(FavoriteRecord.self, sortDescriptors: [SortKey("displayOrder")],
-                                                          fetchLimit: high - low + 1, fetchOffset: low), as: FavoriteRecord.self)
+            var request = Self.favoritesRequest(userID: userID)
+            request.fetchLimit = high - low + 1
+            request.fetchOffset = low
+            var rows = try transaction.fetch(request, as: FavoriteRecord.self)
             let moving = rows.remove(at: from - low)
             rows.insert(moving, at: to - low)
             for (offset, var row) in rows.enumerated() {
@@ -86,5 +101,13 @@ extension Gallery {
             }
         }
         if let controller { try controller.performUserDrivenWrite(body) } else { try store.write(body) }
+    }
+
+    /// The user's id, after checking the user is still there (a removed user's lists are gone).
+    static func checkedUserID(_ user: GalleryUser, _ transaction: Transaction) throws -> Int64 {
+        guard try transaction.fetchOne(UserRecord.self, id: user.id) != nil else {
+            throw GalleryError(.notFound, "no user is called \(user.name)")
+        }
+        return user.id
     }
 }

@@ -176,8 +176,8 @@ public struct PhotoRecord: TableRecord, Equatable {
         .toOne("place", "Place", \.placeID, inverse: "photos"),
         .toOne("region", "Region", \.regionID, inverse: "photos"),
     ], relationships: [
-        .toOneInverse("recent", "Recent", inverse: "photo", deleteRule: .cascade),
-        .toOneInverse("favorite", "Favorite", inverse: "photo", deleteRule: .cascade),
+        .toMany("recents", "Recent", inverse: "photo", deleteRule: .cascade),
+        .toMany("favorites", "Favorite", inverse: "photo", deleteRule: .cascade),
         .toOneInverse("thumbnail", "Thumbnail", inverse: "photo", deleteRule: .cascade),
     ], indexes: [
         TableIndex("photo_region_title", [(column: "region_id", collation: nil), (column: "title", collation: .localizedStandard),
@@ -212,56 +212,98 @@ public struct PhotoRecord: TableRecord, Equatable {
     }
 }
 
-/// A photo in Recents, with when it was viewed.
+/// A photo in a user's Recents, with when that user last viewed it.
 public struct RecentRecord: TableRecord, Equatable {
     /// The row's primary key; nil until the entry is inserted.
     public var id: Int64?
-    /// When the photo was last viewed; Recents keep the 20 newest.
+    /// When the user last viewed the photo; each user's Recents keep the 20 newest.
     public var lastViewed = Date(timeIntervalSince1970: 0)
     /// The photo viewed.
     public var photoID: Int64?
+    /// Whose Recents.
+    public var userID: Int64?
 
-    /// The Recent table: one row per photo at most, indexed by when it was viewed.
+    /// The Recent table: one row per user and photo at most, indexed by user and view time.
     public static let table = RecordTable<RecentRecord>("Recent", columns: [
         .column("lastViewed", \.lastViewed),
-        .toOne("photo", "Photo", \.photoID, inverse: "recent"),
-    ], indexes: [TableIndex("recent_photo", columns: ["photo_id"], unique: true),
-                 TableIndex("recent_last_viewed", columns: ["lastViewed"])])
+        .toOne("photo", "Photo", \.photoID, inverse: "recents"),
+        .toOne("user", "User", \.userID, inverse: "recents"),
+    ], indexes: [TableIndex("recent_user_photo", columns: ["user_id", "photo_id"], unique: true),
+                 TableIndex("recent_user_last_viewed", columns: ["user_id", "lastViewed"])])
 
     /// An empty Recents entry, which decoding fills in.
     public init() {}
 
     /// A Recents entry with these values.
-    public init(id: Int64? = nil, lastViewed: Date, photoID: Int64?) {
+    public init(id: Int64? = nil, lastViewed: Date, photoID: Int64?, userID: Int64?) {
         self.id = id
         self.lastViewed = lastViewed
         self.photoID = photoID
+        self.userID = userID
     }
 }
 
-/// A photo in Favorites, at its place in the user's order.
+/// A photo in a user's Favorites, at its place in that user's order.
 public struct FavoriteRecord: TableRecord, Equatable {
     /// The row's primary key; nil until the favorite is inserted.
     public var id: Int64?
-    /// The favorite's position in the user's order, from 0 at the top.
+    /// The favorite's position in its user's order, from 0 at the top.
     public var displayOrder: Int64 = 0
     /// The favorite photo.
     public var photoID: Int64?
+    /// Whose Favorites.
+    public var userID: Int64?
 
-    /// The Favorite table: one row per photo at most, indexed by display order.
+    /// The Favorite table: one row per user and photo at most, indexed by user and order.
     public static let table = RecordTable<FavoriteRecord>("Favorite", columns: [
         .column("displayOrder", \.displayOrder),
-        .toOne("photo", "Photo", \.photoID, inverse: "favorite"),
-    ], indexes: [TableIndex("favorite_photo", columns: ["photo_id"], unique: true),
-                 TableIndex("favorite_order", columns: ["displayOrder"])])
+        .toOne("photo", "Photo", \.photoID, inverse: "favorites"),
+        .toOne("user", "User", \.userID, inverse: "favorites"),
+    ], indexes: [TableIndex("favorite_user_photo", columns: ["user_id", "photo_id"], unique: true),
+                 TableIndex("favorite_user_order", columns: ["user_id", "displayOrder"])])
 
     /// An empty favorite, which decoding fills in.
     public init() {}
 
     /// A favorite with these values.
-    public init(id: Int64? = nil, displayOrder: Int64, photoID: Int64?) {
+    public init(id: Int64? = nil, displayOrder: Int64, photoID: Int64?, userID: Int64?) {
         self.id = id
         self.displayOrder = displayOrder
         self.photoID = photoID
+        self.userID = userID
+    }
+}
+
+/// Someone with their own Recents and Favorites: the CLI's `local`, or an HTTP client's
+/// user, who proves it with a token of which only the SHA-256 is kept.
+public struct UserRecord: TableRecord, Equatable {
+    /// The row's primary key; nil until the user is inserted.
+    public var id: Int64?
+    /// The user's name: lowercase ASCII letters, digits, `.`, `_` and `-`.
+    public var name = ""
+    /// Hex SHA-256 of the user's API token; nil while the user has none.
+    public var tokenHash: String?
+    /// When the user was added.
+    public var createdAt = Date(timeIntervalSince1970: 0)
+
+    /// The User table; removing a user removes their Recents and Favorites.
+    public static let table = RecordTable<UserRecord>("User", columns: [
+        .column("name", \.name, unique: true),
+        .column("tokenHash", \.tokenHash, unique: true),
+        .column("createdAt", \.createdAt),
+    ], relationships: [
+        .toMany("recents", "Recent", inverse: "user", deleteRule: .cascade),
+        .toMany("favorites", "Favorite", inverse: "user", deleteRule: .cascade),
+    ])
+
+    /// An empty user, which decoding fills in.
+    public init() {}
+
+    /// A user with these values.
+    public init(id: Int64? = nil, name: String, tokenHash: String?, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.tokenHash = tokenHash
+        self.createdAt = createdAt
     }
 }

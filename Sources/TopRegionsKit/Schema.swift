@@ -25,6 +25,8 @@ public enum TopRegionsSchema {
     public static let recent = RecentRecord.entity
     /// Favorites, in the user's order.
     public static let favorite = FavoriteRecord.entity
+    /// Users, by name, with the hash of their API token.
+    public static let user = UserRecord.entity
     /// Square thumbnails, downloaded once and kept.
     public static let thumbnail = ThumbnailRecord.entity
 
@@ -53,14 +55,14 @@ public enum TopRegionsSchema {
     public static let setting = Entity("Setting", attributes: [Attribute("key", .text, unique: true), Attribute("value", .text)])
 
     /// Every entity of the store.
-    public static let entities = [photographer, region, place, photo, regionPhotographer, recent, favorite, thumbnail, syncRun, apiCall, setting]
+    public static let entities = [photographer, region, place, photo, regionPhotographer, recent, favorite, thumbnail, syncRun, apiCall, setting, user]
     /// The store's schema: every entity.
     public static let schema = Schema(entities)
 
     /// The migrations that bring any older store (or a new file) to this schema, in order.
     public static var migrator: Migrator {
         // v1 created every entity of its day; entities added since come with their own migration.
-        var migrator = Migrator.creating(entities.filter { $0.name != setting.name }, name: "topregions.v1")
+        var migrator = Migrator.creating(entities.filter { ![setting.name, user.name].contains($0.name) }, name: "topregions.v1")
         // Stores created before foreign keys led by a declared index stopped getting an index
         // of their own (Photo.region_id, RegionPhotographer.region_id, and the photo_id of
         // Recent, Favorite and Thumbnail): one B-tree less per insert. New stores never had them.
@@ -72,6 +74,7 @@ public enum TopRegionsSchema {
         migrator.register("topregions.v3.settings") { transaction in
             try transaction.execute("CREATE TABLE IF NOT EXISTS \"Setting\" (\"id\" INTEGER PRIMARY KEY, \"key\" TEXT NOT NULL UNIQUE, \"value\" TEXT NOT NULL)")
         }
+        migrator.register("topregions.v4.users", UserMigration.apply)
         return migrator
     }
 }

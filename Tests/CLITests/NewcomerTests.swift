@@ -70,6 +70,14 @@ private func runExample(_ tool: Tool, _ arguments: [String]) throws -> Tool.Run 
         process.waitUntilExit()
         return Tool.Run(status: process.terminationStatus, stdout: lines.text,
                         stderr: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    case "serve":
+        let (process, out, errors) = try tool.process(arguments)
+        let lines = LogReader(out)
+        let listening = lines.wait(for: "listening on http://", count: 1)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return Tool.Run(status: listening ? process.terminationStatus : -1, stdout: lines.text,
+                        stderr: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     default:
         return try tool.run(arguments)
     }

@@ -31,6 +31,13 @@ struct UserListsTests {
         _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 2, perPage: 100))
     }
 
+    private var local: GalleryUser { get throws { try test.gallery.user(named: GalleryUser.localName) } }
+
+    /// The photo ids of a Recents or Favorites controller's rows, in order.
+    private func photoIDs<R: TableRecord>(of controller: ResultsController<R>, _ photoID: (R) -> Int64?) throws -> [Int64] {
+        try (0..<controller.numberOfObjects).compactMap { try photoID(controller.object(at: IndexPath(row: $0, section: 0))) }
+    }
+
     private func photoIDs(_ count: Int) async throws -> [Int64] {
         try await test.gallery.store.read { try $0.fetchIDs(FetchRequest(PhotoRecord.self, sortDescriptors: [SortKey("id")], fetchLimit: count)) }
     }
@@ -40,65 +47,66 @@ struct UserListsTests {
         let ids = try await photoIDs(25)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         for (offset, id) in ids.prefix(21).enumerated() {
-            try test.gallery.recordView(photoID: id, at: start.addingTimeInterval(Double(offset)))
+            try test.gallery.recordView(photoID: id, at: start.addingTimeInterval(Double(offset)), for: try local)
         }
-        var recents = try test.gallery.recents()
+        var recents = try test.gallery.recents(for: try local)
         #expect(recents.count == 20)
         #expect(recents.map { $0.photo.id } == ids[1..<21].reversed().map { Optional($0) }, "the oldest was pushed out")
-        try test.gallery.recordView(photoID: ids[5], at: start.addingTimeInterval(100))
-        recents = try test.gallery.recents()
+        try test.gallery.recordView(photoID: ids[5], at: start.addingTimeInterval(100), for: try local)
+        recents = try test.gallery.recents(for: try local)
         #expect(recents.count == 20)
         #expect(recents.first?.photo.id == ids[5])
         #expect(Set(recents.compactMap(\.photo.id)).count == 20)
-        #expect { try test.gallery.recordView(photoID: 999_999) } throws: { "\($0)".contains("no photo") }
+        #expect { try test.gallery.recordView(photoID: 999_999, for: try local) } throws: { "\($0)".contains("no photo") }
     }
 
     @Test("The recents controller moves a photo to the top when it is viewed again")
     func recentsController() async throws {
         let ids = try await photoIDs(3)
-        for (offset, id) in ids.enumerated() { try test.gallery.recordView(photoID: id, at: Date(timeIntervalSince1970: Double(offset))) }
-        let controller = try test.gallery.recentsController()
+        for (offset, id) in ids.enumerated() { try test.gallery.recordView(photoID: id, at: Date(timeIntervalSince1970: Double(offset)), for: try local) }
+        let controller = try test.gallery.recentsController(for: try local)
         let log = BatchLog()
         controller.delegate = log
         try controller.performFetch()
-        #expect(controller.fetchedIDs == ids.reversed())
-        try test.gallery.recordView(photoID: ids[0], at: Date(timeIntervalSince1970: 10))
-        #expect(log.batches.last?.moves.map(\.id) == [ids[0]])
-        #expect(controller.fetchedIDs.first == ids[0])
+        #expect(try photoIDs(of: controller, \.photoID) == ids.reversed())
+        let first = try #require(controller.fetchedIDs.last)
+        try test.gallery.recordView(photoID: ids[0], at: Date(timeIntervalSince1970: 10), for: try local)
+        #expect(log.batches.last?.moves.map(\.id) == [first])
+        #expect(try photoIDs(of: controller, \.photoID).first == ids[0])
     }
 
     @Test("Favorites: add, remove, move renumbering only the rows between; one move reported; user-driven moves are silent")
     func favorites() async throws {
         let ids = try await photoIDs(6)
-        for id in ids { try test.gallery.addFavorite(photoID: id) }
-        try test.gallery.addFavorite(photoID: ids[0])  // already there: no change
-        #expect(try test.gallery.favorites().compactMap(\.id) == ids)
-        let watching = try test.gallery.favoritesController()
-        let mine = try test.gallery.favoritesController()
+        for id in ids { try test.gallery.addFavorite(photoID: id, for: try local) }
+        try test.gallery.addFavorite(photoID: ids[0], for: try local)  // already there: no change
+        #expect(try test.gallery.favorites(for: try local).compactMap(\.id) == ids)
+        let watching = try test.gallery.favoritesController(for: try local)
+        let mine = try test.gallery.favoritesController(for: try local)
         let watchLog = BatchLog(), myLog = BatchLog()
         watching.delegate = watchLog
         mine.delegate = myLog
         try watching.performFetch()
         try mine.performFetch()
         let tokenBefore = try test.gallery.store.currentToken()
-        try test.gallery.moveFavorite(from: 1, to: 4)
+        try test.gallery.moveFavorite(from: 1, to: 4, for: try local)
         var expected = ids
         expected.insert(expected.remove(at: 1), at: 4)
-        #expect(try test.gallery.favorites().compactMap(\.id) == expected)
+        #expect(try test.gallery.favorites(for: try local).compactMap(\.id) == expected)
         let changed = try test.gallery.store.history(since: tokenBefore).first?.changes["Favorite"].updated.count
         #expect(changed == 4, "only the rows between 1 and 4 are renumbered")
         #expect(watchLog.batches.count == 1)
         #expect(watchLog.batches.first?.moves.count == 1 && watchLog.batches.first?.updates.isEmpty == true)
         // A move made by the view of `mine` is not replayed to it.
         let myBefore = myLog.batches.count
-        try test.gallery.moveFavorite(from: 0, to: 5, userDrivenBy: mine)
+        try test.gallery.moveFavorite(from: 0, to: 5, for: try local, userDrivenBy: mine)
         #expect(myLog.batches.count == myBefore)
         #expect(watchLog.batches.count == 2)
         #expect(mine.fetchedIDs == watching.fetchedIDs)
-        try test.gallery.removeFavorite(photoID: ids[3])
+        try test.gallery.removeFavorite(photoID: ids[3], for: try local)
         let orders = try await test.gallery.store.read { try $0.rows("SELECT displayOrder FROM Favorite ORDER BY displayOrder").compactMap { $0[0].int64 } }
         #expect(orders == [0, 1, 2, 3, 4], "no gap after a removal")
-        #expect { try test.gallery.moveFavorite(from: 0, to: 9) } throws: { "\($0)".contains("cannot move") }
+        #expect { try test.gallery.moveFavorite(from: 0, to: 9, for: try local) } throws: { "\($0)".contains("cannot move") }
     }
 
     @Test("Thumbnails download once, then come from the store; concurrent requests share one download")
@@ -141,8 +149,8 @@ struct UserListsTests {
     @Test("Pruning deletes old photos except Recents and Favorites, then what is left empty; counts stay exact")
     func pruning() async throws {
         let ids = try await photoIDs(2)
-        try test.gallery.recordView(photoID: ids[0])
-        try test.gallery.addFavorite(photoID: ids[1])
+        try test.gallery.recordView(photoID: ids[0], for: try local)
+        try test.gallery.addFavorite(photoID: ids[1], for: try local)
         #expect(try test.gallery.check().isEmpty)
         let result = try test.gallery.prune(olderThan: 3600, now: Date().addingTimeInterval(7200))
         #expect(result.photos > 100)

@@ -1,65 +1,6 @@
 import Foundation
 import TopRegionsKit
 
-/// What `status --json` prints (a contract: see docs/cli.md).
-struct StatusReport: Encodable {
-    struct LastSync: Encodable {
-        var result: String
-        var startedAt: Date
-        var finishedAt: Date?
-        var photos: [String: Int64]
-        var places: [String: Int64]
-        var calls: Int64
-        var error: String?
-
-        enum CodingKeys: String, CodingKey { case result, startedAt, finishedAt, photos, places, calls, error }
-        func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(result, forKey: .result)
-            try container.encode(startedAt, forKey: .startedAt)
-            try container.encode(finishedAt, forKey: .finishedAt)
-            try container.encode(photos, forKey: .photos)
-            try container.encode(places, forKey: .places)
-            try container.encode(calls, forKey: .calls)
-            try container.encode(error, forKey: .error)
-        }
-    }
-
-    var store: String
-    var photos: Int64
-    var regions: Int64
-    var photographers: Int64
-    var pendingPlaces: Int64
-    var lastSync: LastSync?
-    var daemon: [String: Int32]?
-    var rateLimit: RateLimit
-
-    struct RateLimit: Encodable {
-        var callsLastHour: Int64
-        /// Calls an hour the last sync ran under; null for none (or not known yet).
-        var limit: Int?
-        enum CodingKeys: String, CodingKey { case callsLastHour, limit }
-        func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(callsLastHour, forKey: .callsLastHour)
-            try container.encode(limit, forKey: .limit)
-        }
-    }
-
-    enum CodingKeys: String, CodingKey { case store, photos, regions, photographers, pendingPlaces, lastSync, daemon, rateLimit }
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(store, forKey: .store)
-        try container.encode(photos, forKey: .photos)
-        try container.encode(regions, forKey: .regions)
-        try container.encode(photographers, forKey: .photographers)
-        try container.encode(pendingPlaces, forKey: .pendingPlaces)
-        try container.encode(lastSync, forKey: .lastSync)
-        try container.encode(daemon, forKey: .daemon)
-        try container.encode(rateLimit, forKey: .rateLimit)
-    }
-}
-
 /// What `check --json` prints.
 struct CheckReport: Encodable {
     var ok: Bool
@@ -94,14 +35,7 @@ extension Commands {
         let status = try gallery.status()
         let path = Gallery.absolute(invocation.storePath)
         let daemon = gallery.daemonPID
-        let report = StatusReport(
-            store: path, photos: status.photos, regions: status.regions, photographers: status.photographers, pendingPlaces: status.pendingPlaces,
-            lastSync: status.lastSync.map { run in
-                .init(result: run.result, startedAt: run.startedAt, finishedAt: run.finishedAt,
-                      photos: ["new": run.photosNew, "updated": run.photosUpdated],
-                      places: ["resolved": run.placesResolved, "pending": run.placesPending, "failed": run.placesFailed], calls: run.calls, error: run.error)
-            },
-            daemon: daemon.map { ["pid": $0] }, rateLimit: .init(callsLastHour: status.callsLastHour, limit: status.rateLimit))
+        let report = StatusReport(status, store: path, daemonPID: daemon)
         if invocation.output.json { try invocation.output.emit(report); return 0 }
         var rows: [(String, String)] = [("store", path), ("photos", "\(status.photos)"), ("regions", "\(status.regions)"),
                                         ("photographers", "\(status.photographers)"), ("pending places", "\(status.pendingPlaces)"),

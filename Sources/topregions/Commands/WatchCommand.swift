@@ -34,7 +34,7 @@ extension Commands {
         arguments: [Argument(name: "LIST", help: "regions, recents, favorites or photos")],
         options: [.value("region", "NAME|ID", "for photos: the region"),
                   .value("limit", "N", "for regions: how many", default: "50"),
-                  .value("exit-after", "N", "stop after N changes")],
+                  .value("exit-after", "N", "stop after N changes"), userOption],
         examples: [Example(arguments: ["watch", "recents", "--json", "--exit-after", "1"], explanation: "Recents, then its next change, as JSON lines")]
     ) { invocation in
         let exitAfter = try invocation.value("exit-after").map { _ in try invocation.integer("exit-after", default: 1, range: 1...1_000_000) }
@@ -47,8 +47,8 @@ extension Commands {
         }
         switch list {
         case "regions": return try await follow(try gallery.liveTopRegions(limit: limit), "top regions", invocation, exitAfter)
-        case "recents": return try await follow(try gallery.liveRecents(), "recents", invocation, exitAfter)
-        case "favorites": return try await follow(try gallery.liveFavorites(), "favorites", invocation, exitAfter)
+        case "recents": return try await follow(try gallery.liveRecents(for: try invocation.user(of: gallery)), "recents", invocation, exitAfter)
+        case "favorites": return try await follow(try gallery.liveFavorites(for: try invocation.user(of: gallery)), "favorites", invocation, exitAfter)
         case "photos":
             guard let name = invocation.value("region") else { throw UsageError("watch photos needs --region NAME|ID", command: invocation.command) }
             let region = try gallery.region(named: name)

@@ -1,12 +1,16 @@
-// A child process for the sync's crash tests.
+// A child process for the sync's crash tests, and for tests that need a commit no command
+// makes.
 //
 //   gallery-fixture STORE PLACES PHOTOS
+//   gallery-fixture sql STORE STATEMENT…   each statement in one transaction, through the
+//                                          store (so every observer hears of it)
 //
 // Syncs the generated pages in PLACES (resolving every place), then the pages in PHOTOS in
 // one pass that loads them in bulk after its first 1,000 new photos, printing a line after
 // each ("places", "synced RESULT"). The parent kills it part way through the second pass.
 import Flickr
 import Foundation
+import Store
 import TopRegionsKit
 
 func fail(_ message: String) -> Never {
@@ -19,7 +23,20 @@ func report(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4 else { fail("usage: gallery-fixture STORE PLACES PHOTOS") }
+if arguments.count >= 4, arguments[1] == "sql" {
+    do {
+        let store = try Store(path: arguments[2], schema: TopRegionsSchema.schema, migrator: TopRegionsSchema.migrator)
+        try store.write { transaction in
+            for statement in arguments.dropFirst(3) { try transaction.execute(statement) }
+        }
+        store.close()
+        report("committed")
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+guard arguments.count == 4 else { fail("usage: gallery-fixture STORE PLACES PHOTOS, or gallery-fixture sql STORE STATEMENT…") }
 do {
     let gallery = try Gallery(path: arguments[1])
     let places = try SampleDataTransport(directory: URL(fileURLWithPath: arguments[2]))

@@ -1,0 +1,211 @@
+#define _GNU_SOURCE
+#include "bench_streams.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+    tr_streams *owner;
+    int index;
+    char *body;
+    size_t length, capacity;
+    double seen;
+    int ended;
+} stream_t;
+
+struct tr_streams {
+    CURLM *multi;
+    int count;
+    stream_t *streams;
+    CURL **handles;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    int stop;
+    char marker[64];
+};
+
+double tr_streams_now(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* Called with the lock held. */
+static void check_marker(tr_streams *streams, stream_t *stream) {
+    if (stream->seen >= 0 || streams->marker[0] == 0) return;
+    if (memmem(stream->body, stream->length, streams->marker, strlen(streams->marker)) != NULL) stream->seen = tr_streams_now();
+}
+
+static size_t received(char *data, size_t size, size_t count, void *context) {
+    stream_t *stream = context;
+    size_t bytes = size * count;
+    pthread_mutex_lock(&stream->owner->lock);
+    if (stream->length + bytes > stream->capacity) {
+        size_t capacity = (stream->length + bytes) * 2;
+        char *grown = realloc(stream->body, capacity);
+        if (grown == NULL) { pthread_mutex_unlock(&stream->owner->lock); return 0; }
+        stream->body = grown;
+        stream->capacity = capacity;
+    }
+    memcpy(stream->body + stream->length, data, bytes);
+    stream->length += bytes;
+    check_marker(stream->owner, stream);
+    pthread_mutex_unlock(&stream->owner->lock);
+    return bytes;
+}
+
+static void *drive(void *context) {
+    tr_streams *streams = context;
+    int running = 1;
+    while (running > 0) {
+        pthread_mutex_lock(&streams->lock);
+        int stop = streams->stop;
+        pthread_mutex_unlock(&streams->lock);
+        if (stop) break;
+        curl_multi_perform(streams->multi, &running);
+        CURLMsg *message;
+        int left;
+        while ((message = curl_multi_info_read(streams->multi, &left)) != NULL) {
+            if (message->msg != CURLMSG_DONE) continue;
+            stream_t *stream = NULL;
+            curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, (char **)&stream);
+            if (stream != NULL) {
+                pthread_mutex_lock(&streams->lock);
+                stream->ended = 1;
+                pthread_mutex_unlock(&streams->lock);
+            }
+        }
+        curl_multi_poll(streams->multi, NULL, 0, 100, NULL);
+    }
+    return NULL;
+}
+
+tr_streams *tr_streams_start(const char *url, int count) {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return NULL;
+    tr_streams *streams = calloc(1, sizeof *streams);
+    if (streams == NULL) return NULL;
+    streams->multi = curl_multi_init();
+    streams->count = count;
+    streams->streams = calloc((size_t)count, sizeof(stream_t));
+    streams->handles = calloc((size_t)count, sizeof(CURL *));
+    pthread_mutex_init(&streams->lock, NULL);
+    curl_multi_setopt(streams->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, 0L);
+    for (int index = 0; index < count; index++) {
+        stream_t *stream = &streams->streams[index];
+        stream->owner = streams;
+        stream->index = index;
+        stream->seen = -1;
+        CURL *easy = curl_easy_init();
+        streams->handles[index] = easy;
+        curl_easy_setopt(easy, CURLOPT_URL, url);
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, received);
+        curl_easy_setopt(easy, CURLOPT_WRITEDATA, stream);
+        curl_easy_setopt(easy, CURLOPT_PRIVATE, stream);
+        curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L);
+        curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT, 60L);
+        curl_multi_add_handle(streams->multi, easy);
+    }
+    pthread_create(&streams->thread, NULL, drive, streams);
+    return streams;
+}
+
+void tr_streams_watch(tr_streams *streams, const char *marker) {
+    pthread_mutex_lock(&streams->lock);
+    strncpy(streams->marker, marker, sizeof streams->marker - 1);
+    for (int index = 0; index < streams->count; index++) {
+        streams->streams[index].seen = -1;
+        check_marker(streams, &streams->streams[index]);
+    }
+    pthread_mutex_unlock(&streams->lock);
+}
+
+int tr_streams_seen(tr_streams *streams) {
+    int seen = 0;
+    pthread_mutex_lock(&streams->lock);
+    for (int index = 0; index < streams->count; index++) seen += streams->streams[index].seen >= 0;
+    pthread_mutex_unlock(&streams->lock);
+    return seen;
+}
+
+int tr_streams_ended(tr_streams *streams) {
+    int ended = 0;
+    pthread_mutex_lock(&streams->lock);
+    for (int index = 0; index < streams->count; index++) ended += streams->streams[index].ended;
+    pthread_mutex_unlock(&streams->lock);
+    return ended;
+}
+
+void tr_streams_times(tr_streams *streams, double *times) {
+    pthread_mutex_lock(&streams->lock);
+    for (int index = 0; index < streams->count; index++) times[index] = streams->streams[index].seen;
+    pthread_mutex_unlock(&streams->lock);
+}
+
+char *tr_streams_body(tr_streams *streams, int index, size_t *length) {
+    pthread_mutex_lock(&streams->lock);
+    stream_t *stream = &streams->streams[index];
+    char *copy = malloc(stream->length + 1);
+    if (copy != NULL) {
+        memcpy(copy, stream->body, stream->length);
+        copy[stream->length] = 0;
+        *length = stream->length;
+    }
+    pthread_mutex_unlock(&streams->lock);
+    return copy;
+}
+
+void tr_streams_close(tr_streams *streams) {
+    pthread_mutex_lock(&streams->lock);
+    streams->stop = 1;
+    pthread_mutex_unlock(&streams->lock);
+    curl_multi_wakeup(streams->multi);
+    pthread_join(streams->thread, NULL);
+    for (int index = 0; index < streams->count; index++) {
+        curl_multi_remove_handle(streams->multi, streams->handles[index]);
+        curl_easy_cleanup(streams->handles[index]);
+    }
+    free(streams->handles);
+    curl_multi_cleanup(streams->multi);
+    for (int index = 0; index < streams->count; index++) free(streams->streams[index].body);
+    free(streams->streams);
+    pthread_mutex_destroy(&streams->lock);
+    free(streams);
+}
+
+typedef struct { char *body; size_t length; } fetched_t;
+
+static size_t append(char *data, size_t size, size_t count, void *context) {
+    fetched_t *fetched = context;
+    size_t bytes = size * count;
+    char *grown = realloc(fetched->body, fetched->length + bytes + 1);
+    if (grown == NULL) return 0;
+    fetched->body = grown;
+    memcpy(fetched->body + fetched->length, data, bytes);
+    fetched->length += bytes;
+    fetched->body[fetched->length] = 0;
+    return bytes;
+}
+
+char *tr_fetch(const char *url, size_t *length, long *status) {
+    *status = -1;
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return NULL;
+    CURL *easy = curl_easy_init();
+    if (easy == NULL) return NULL;
+    fetched_t fetched = {calloc(1, 1), 0};
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &fetched);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    CURLcode code = curl_easy_perform(easy);
+    if (code == CURLE_OK) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, status);
+    curl_easy_cleanup(easy);
+    if (code != CURLE_OK || *status != 200) { free(fetched.body); return NULL; }
+    *length = fetched.length;
+    return fetched.body;
+}

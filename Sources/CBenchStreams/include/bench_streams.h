@@ -1,0 +1,42 @@
+#ifndef TOPREGIONS_BENCH_STREAMS_H
+#define TOPREGIONS_BENCH_STREAMS_H
+
+#include <stddef.h>
+
+/// Many long HTTP GETs at once (Server-Sent Events subscribers) for the http.fanout
+/// benchmark, driven by libcurl's multi interface on one thread of their own. Each
+/// stream's body is kept; the time each stream's body first contains a marker is recorded.
+typedef struct tr_streams tr_streams;
+
+/// Starts `count` GETs of `url`; NULL when libcurl cannot start.
+tr_streams *tr_streams_start(const char *url, int count);
+
+/// Records, from now on, when each stream's body first contains `marker` (resets earlier
+/// records; a body that has it already counts at once).
+void tr_streams_watch(tr_streams *streams, const char *marker);
+
+/// How many streams have shown the marker.
+int tr_streams_seen(tr_streams *streams);
+
+/// Streams that ended (closed by the server or failed).
+int tr_streams_ended(tr_streams *streams);
+
+/// Monotonic seconds at which each stream first showed the marker (-1: not yet), into
+/// `times` (`count` of them).
+void tr_streams_times(tr_streams *streams, double *times);
+
+/// A copy of stream `index`'s body so far (free it with free); its length in `length`.
+char *tr_streams_body(tr_streams *streams, int index, size_t *length);
+
+/// Monotonic seconds now, on the clock the times use.
+double tr_streams_now(void);
+
+/// Stops every transfer and frees everything.
+void tr_streams_close(tr_streams *streams);
+
+
+
+/// The body of one GET of `url` (free it with free), its length in `length`; NULL, and the
+/// HTTP status or -1 in `status`, when it is not a 200.
+char *tr_fetch(const char *url, size_t *length, long *status);
+#endif

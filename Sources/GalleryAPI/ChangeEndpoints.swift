@@ -1,0 +1,56 @@
+import Foundation
+import HTTPServer
+import TopRegionsKit
+
+// `…/changes`: a list as Server-Sent Events. The first event is the list (`snapshot`), each
+// later one a batch (`batch`), as `watch --json` prints them; each event's id is the
+// store's history token, so a client that reconnects with `Last-Event-ID` gets the batches
+// it missed, or a snapshot when they are no longer kept.
+extension GalleryAPI {
+    func changes(_ endpoint: Endpoint, user: GalleryUser?, _ request: HTTPRequest) throws -> HTTPResponse {
+        let lastEventID = try Self.lastEventID(request)
+        let key: String
+        let makeHub: () throws -> any ChangeStreamHub
+        switch endpoint {
+        case .regionsChanges:
+            let query = try QueryArguments(request, allowed: ["limit", "byCountry"])
+            let byCountry = try query.boolean("byCountry")
+            let limit = try query.integer("limit", default: Gallery.topRegionsLimit, range: 1...Self.regionsLimit)
+            key = byCountry ? "regions/by-country" : "regions/\(limit)"
+            makeHub = { [gallery] in ListHub(list: try gallery.liveTopRegions(limit: limit, byCountry: byCountry)) }
+        case .regionPhotosChanges(let placeID):
+            _ = try QueryArguments(request, allowed: [])
+            let regionID = try region(placeID: placeID).id ?? -1
+            key = "photos/\(regionID)"
+            makeHub = { [gallery] in ListHub(list: try gallery.liveRegionPhotos(regionID: regionID)) }
+        case .recentsChanges, .favoritesChanges:
+            _ = try QueryArguments(request, allowed: [])
+            guard let user else { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
+            if endpoint == .recentsChanges {
+                key = "recents/\(user.id)"
+                makeHub = { [gallery] in ListHub(list: try gallery.liveRecents(for: user)) }
+            } else {
+                key = "favorites/\(user.id)"
+                makeHub = { [gallery] in ListHub(list: try gallery.liveFavorites(for: user)) }
+            }
+        default:
+            throw APIError.notFound("no change stream at \(request.path)")
+        }
+        var headers: [(name: String, value: String)] = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
+                                                        ("X-Accel-Buffering", "no"), ("X-Content-Type-Options", "nosniff")]
+        headers += corsHeaders(request)
+        if endpoint == .recentsChanges || endpoint == .favoritesChanges { headers.append(("Vary", "Authorization")) }
+        if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }
+        let stream = try streams.open(key, for: request.clientAddress, lastEventID: lastEventID, makeHub: makeHub)
+        return HTTPResponse(status: 200, headers: headers, body: .stream(stream))
+    }
+
+    /// The `Last-Event-ID` header: a history token (a whole number from 0).
+    static func lastEventID(_ request: HTTPRequest) throws -> Int64? {
+        guard let text = request.header("Last-Event-ID")?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard let token = Int64(text), token >= 0 else {
+            throw APIError.badRequest("Last-Event-ID must be an event's id (a whole number), not \"\(LogText.escaped(text, limit: 32))\"")
+        }
+        return token
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import HTTPServer
+import TopRegionsKit
+
+/// The gallery's HTTP API (docs/openapi.yaml): catalogue reads, each user's Recents and
+/// Favorites, images, sync, and every list as a live change stream. It answers each
+/// request of an `HTTPServer`; nothing here parses HTTP.
+///
+/// Catalogue reads answer from a cache the store's commits invalidate; writes, images and
+/// sync answer later, off the server's polling threads.
+public final class GalleryAPI: HTTPHandler, Sendable {
+    let gallery: Gallery
+    let configuration: APIConfiguration
+    let cache: ResponseCache
+    let streams: ChangeStreams
+    let syncRunner: SyncRunner?
+    /// Where blocking work (writes, image fetches) runs, so that no polling thread waits.
+    let work = DispatchQueue(label: "topregions.api.work", attributes: .concurrent)
+
+    /// An API over `gallery`; without `sync`, `POST /api/sync` answers 503.
+    public init(gallery: Gallery, configuration: APIConfiguration, sync: SyncRunner? = nil) {
+        self.gallery = gallery
+        self.configuration = configuration
+        self.syncRunner = sync
+        cache = ResponseCache(gallery: gallery)
+        streams = ChangeStreams(streamsPerAddress: configuration.streamsPerAddress, heartbeatSeconds: configuration.heartbeatSeconds,
+                                lingerSeconds: configuration.lingerSeconds)
+    }
+
+    /// Ends every change stream and stops following the store.
+    public func close() {
+        streams.close()
+        cache.close()
+    }
+
+    /// Change streams' lists open now (one results controller each).
+    public var openLists: Int { streams.hubCount }
+
+    /// Routes the request to its endpoint; a thrown error becomes an `APIError` answer.
+    public func reply(to request: HTTPRequest) -> HTTPReply {
+        do {
+            return try route(request)
+        } catch {
+            return .now(errorResponse(APIError.from(error), for: request))
+        }
+    }
+
+    /// A refusal in the API's error format (`too_large` for a 413).
+    public func refusal(status: Int, message: String) -> HTTPResponse {
+        response(status: status, json: Self.errorBody(APIError(status, status == 413 ? "too_large" : "refused", message)), for: nil)
+    }
+
+    // MARK: Routing
+
+    private func route(_ request: HTTPRequest) throws -> HTTPReply {
+        if request.method == "OPTIONS", configuration.corsOrigin != nil, request.header("Origin") != nil {
+            return .now(preflight(request))
+        }
+        if !request.path.hasPrefix("/api/"), let page = try page(request) { return .now(page) }
+        guard let endpoint = Endpoint.match(request.path) else {
+            throw APIError.notFound("no endpoint at \(LogText.escaped(request.path, limit: 128)); the API is in docs/openapi.yaml")
+        }
+        guard endpoint.methods.contains(request.method) else {
+            throw APIError.methodNotAllowed(LogText.escaped(request.method, limit: 16), allowed: endpoint.methods)
+        }
+        if !["GET", "HEAD"].contains(request.method) { try checkOrigin(request) }
+        let user = try authenticate(request, required: endpoint.isPerUser || configuration.isPrivate)
+        switch endpoint {
+        case .regions, .regionPhotos, .photo, .status:
+            return .now(try catalogue(endpoint, request))
+        case .thumbnail(let id), .image(let id):
+            return try image(flickrID: id, large: endpoint == .image(id), request)
+        case .sync:
+            return .now(try startSync(request))
+        case .regionsChanges, .regionPhotosChanges, .recentsChanges, .favoritesChanges:
+            return .now(try changes(endpoint, user: user, request))
+        case .view, .recents, .favorites, .favorite, .favoritesMove:
+            guard let user else { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
+            return try userList(endpoint, user: user, request)
+        }
+    }
+
+    /// The user whose bearer token the request carries; 401 when it carries none and one
+    /// is `required`, or a wrong one.
+    private func authenticate(_ request: HTTPRequest, required: Bool) throws -> GalleryUser? {
+        guard let header = request.header("Authorization") else {
+            if required { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
+            return nil
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIError.unauthorized("the Authorization header must be Bearer TOKEN")
+        }
+        guard let user = try gallery.authenticate(token: parts[1].trimmingCharacters(in: .whitespaces)) else {
+            throw APIError.unauthorized("the token is not valid (it may have been rotated)")
+        }
+        return user
+    }
+
+    /// A browser's write from another origin is refused unless that origin is allowed.
+    private func checkOrigin(_ request: HTTPRequest) throws {
+        guard let origin = request.header("Origin") else { return }
+        if let allowed = configuration.corsOrigin, allowed == "*" || allowed == origin { return }
+        if let host = request.header("Host"), origin == "http://\(host)" || origin == "https://\(host)" { return }
+        throw APIError(403, "origin_not_allowed", "requests from \(LogText.escaped(origin, limit: 128)) are not allowed (serve --cors-origin)")
+    }
+
+    // MARK: Responses
+
+    func response(status: Int, json body: [UInt8], for request: HTTPRequest?, headers extra: [(name: String, value: String)] = []) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json; charset=utf-8"), ("X-Content-Type-Options", "nosniff")]
+        headers += corsHeaders(request) + extra
+        return HTTPResponse(status: status, headers: headers, body: .bytes(request?.method == "HEAD" ? [] : body))
+    }
+
+    func json(_ value: some Encodable, status: Int = 200, for request: HTTPRequest, headers: [(name: String, value: String)] = []) throws -> HTTPResponse {
+        response(status: status, json: try Self.encode(value), for: request, headers: headers)
+    }
+
+    func errorResponse(_ error: APIError, for request: HTTPRequest?) -> HTTPResponse {
+        response(status: error.status, json: Self.errorBody(error), for: request, headers: error.headers.map { ($0.name, $0.value) })
+    }
+
+    static func encode(_ value: some Encodable) throws -> [UInt8] {
+        var bytes = Array(try GalleryJSON.encoder.encode(value))
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
+    static func errorBody(_ error: APIError) -> [UInt8] {
+        struct Body: Encodable { var error: Detail }
+        struct Detail: Encodable { var code: String; var message: String }
+        return (try? encode(Body(error: Detail(code: error.code, message: error.message)))) ?? Array("{\"error\":{\"code\":\"internal\",\"message\":\"\"}}\n".utf8)
+    }
+
+    func corsHeaders(_ request: HTTPRequest?) -> [(name: String, value: String)] {
+        guard let allowed = configuration.corsOrigin, let origin = request?.header("Origin"), allowed == "*" || allowed == origin else { return [] }
+        return [("Access-Control-Allow-Origin", allowed == "*" ? "*" : origin), ("Vary", "Origin"),
+                ("Access-Control-Expose-Headers", "ETag, Retry-After")]
+    }
+
+    private func preflight(_ request: HTTPRequest) -> HTTPResponse {
+        var headers = corsHeaders(request)
+        guard !headers.isEmpty else { return errorResponse(APIError(403, "origin_not_allowed", "this origin may not call the API"), for: nil) }
+        headers += [("Access-Control-Allow-Methods", "GET, HEAD, POST, DELETE"),
+                    ("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID"), ("Access-Control-Max-Age", "600")]
+        return HTTPResponse(status: 204, headers: headers)
+    }
+
+    /// Runs blocking work off the polling threads; its error becomes the response.
+    func later(_ request: HTTPRequest, _ body: @escaping @Sendable () throws -> HTTPResponse) -> HTTPReply {
+        .later { [self] in
+            await withCheckedContinuation { continuation in
+                work.async {
+                    do { continuation.resume(returning: try body()) } catch {
+                        continuation.resume(returning: self.errorResponse(APIError.from(error), for: request))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CDigest
+import Foundation
+import HTTPServer
+import TopRegionsKit
+
+// A photo's thumbnail and large image: the bytes, fetched on demand and kept as the CLI
+// keeps them (thumbnails in the store, large images in the bounded file cache), with an
+// entity tag and a long, immutable cache lifetime (a photo's bytes never change).
+extension GalleryAPI {
+    func image(flickrID: String, large: Bool, _ request: HTTPRequest) throws -> HTTPReply {
+        _ = try QueryArguments(request, allowed: [])
+        let gallery = gallery
+        let configuration = configuration
+        return .later { [self] in
+            do {
+                let data = large
+                    ? try await gallery.image(flickrID: flickrID, from: configuration.imageSource, cacheDirectory: configuration.imageCacheDirectory)
+                    : try await gallery.thumbnail(flickrID: flickrID, from: configuration.imageSource)
+                return imageResponse(Array(data), request)
+            } catch {
+                return errorResponse(APIError.from(error), for: request)
+            }
+        }
+    }
+
+    private func imageResponse(_ bytes: [UInt8], _ request: HTTPRequest) -> HTTPResponse {
+        let tag = "\"\(Self.digest(bytes).prefix(32))\""
+        var headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", "public, max-age=\(configuration.imageMaxAgeSeconds), immutable")]
+        headers += corsHeaders(request)
+        if let match = request.header("If-None-Match"), Self.matches(match, tag) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        headers += [("Content-Type", Self.mediaType(of: bytes)), ("X-Content-Type-Options", "nosniff")]
+        return HTTPResponse(status: 200, headers: headers, body: .bytes(request.method == "HEAD" ? [] : bytes))
+    }
+
+    /// Whether an `If-None-Match` list names `tag` (weak comparison, as RFC 9110 asks for it).
+    static func matches(_ header: String, _ tag: String) -> Bool {
+        header.split(separator: ",").contains { candidate in
+            let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+            return trimmed == "*" || trimmed == tag || trimmed == "W/" + tag
+        }
+    }
+
+    /// The image's type from its first bytes (what was stored is what the source sent).
+    static func mediaType(of bytes: [UInt8]) -> String {
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        if bytes.starts(with: Array("GIF8".utf8)) { return "image/gif" }
+        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) { return "image/webp" }
+        return "application/octet-stream"
+    }
+
+    /// Hex SHA-256; a cheaper fold of the bytes when libcrypto is missing (a tag only needs to
+    /// change when the bytes do).
+    static func digest(_ bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        if tr_sha256(bytes, bytes.count, &digest) == 0 { return digest.map { String(format: "%02x", $0) }.joined() }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(format: "%016llx%016llx", hash, UInt64(bytes.count))
+    }
+}

@@ -1,0 +1,38 @@
+import HTTPServer
+
+/// A request's query arguments, checked against what the endpoint takes: an unknown or
+/// repeated name, or a value out of range, is a 400 that names it (never ignored).
+struct QueryArguments {
+    private var values: [String: String?] = [:]
+
+    init(_ request: HTTPRequest, allowed: Set<String>) throws(APIError) {
+        for (name, value) in request.arguments {
+            guard allowed.contains(name) else {
+                let known = allowed.sorted()
+                throw .badRequest("unknown query parameter \"\(LogText.escaped(name, limit: 64))\""
+                                  + (known.isEmpty ? "; this endpoint takes none" : "; this endpoint takes \(known.joined(separator: ", "))"))
+            }
+            guard values[name] == nil else { throw .badRequest("query parameter \(name) is given twice") }
+            values[name] = .some(value)
+        }
+    }
+
+    /// An integer in `range`, or `default` when absent.
+    func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
+        guard let given = values[name] else { return fallback }
+        guard let text = given, let number = Int(text), range.contains(number) else {
+            throw .badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(LogText.escaped(given ?? "", limit: 32))\"")
+        }
+        return number
+    }
+
+    /// `true`/`false` (also `1`/`0`; a name alone is true), or `default` when absent.
+    func boolean(_ name: String, default fallback: Bool = false) throws(APIError) -> Bool {
+        guard let given = values[name] else { return fallback }
+        switch given {
+        case nil, "true", "1": return true
+        case "false", "0": return false
+        default: throw .badRequest("\(name) must be true or false, not \"\(LogText.escaped(given ?? "", limit: 32))\"")
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Store
+import TopRegionsKit
+
+/// Encoded answers to catalogue reads, kept until the store's next commit (whoever makes
+/// it): a list is encoded once per change, not once per request. This process's commits
+/// are seen before they return; others' within the store's observation interval.
+///
+/// `@unchecked Sendable`: the mutable state is guarded by `lock`.
+final class ResponseCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: [UInt8]] = [:]
+    private var generation = 0
+    private var observation: StoreObservation?
+    private let maximumEntries: Int
+
+    init(gallery: Gallery, maximumEntries: Int = 4_096) {
+        self.maximumEntries = maximumEntries
+        observation = gallery.observeCommits { [weak self] in self?.invalidate() }
+    }
+
+    /// The cached bytes for `key`, else what `make` returns (cached unless a commit came
+    /// while it ran).
+    func bytes(_ key: String, _ make: () throws -> [UInt8]) rethrows -> [UInt8] {
+        let (cached, seen) = lock.withLock { (entries[key], generation) }
+        if let cached { return cached }
+        let made = try make()
+        lock.withLock {
+            guard generation == seen else { return }
+            if entries.count >= maximumEntries { entries.removeAll(keepingCapacity: true) }
+            entries[key] = made
+        }
+        return made
+    }
+
+    func invalidate() {
+        lock.withLock {
+            generation += 1
+            entries.removeAll(keepingCapacity: true)
+        }
+    }
+
+    func close() {
+        observation?.cancel()
+        observation = nil
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import TopRegionsKit
+
+/// Runs sync passes for the server: on request (`POST /api/sync`), and every interval when
+/// `serve --sync-interval` is given. One pass at a time, in this process and across
+/// processes (the gallery's sync lock).
+///
+/// `@unchecked Sendable`: `running` is guarded by `lock`.
+public final class SyncRunner: @unchecked Sendable {
+    private let gallery: Gallery
+    private let pass: @Sendable (Gallery) async -> Void
+    private let lock = NSLock()
+    private var running: Task<Void, Never>?
+
+    /// `pass` runs one pass on the gallery and reports it (the server's log).
+    public init(gallery: Gallery, pass: @escaping @Sendable (Gallery) async -> Void) {
+        self.gallery = gallery
+        self.pass = pass
+    }
+
+    /// What `start` did.
+    public enum Start: Sendable, Equatable {
+        case started
+        /// A pass runs already, in the process with this pid (nil: not known).
+        case running(pid: Int32?)
+    }
+
+    /// Starts a pass unless one is running here or in another process.
+    @discardableResult
+    public func start() -> Start {
+        lock.withLock {
+            if running != nil { return .running(pid: getpid()) }
+            if let holder = gallery.syncPID { return .running(pid: holder) }
+            running = Task { [self] in
+                await pass(gallery)
+                lock.withLock { running = nil }
+            }
+            return .started
+        }
+    }
+
+    /// Whether this process runs a pass now.
+    public var isRunning: Bool { lock.withLock { running != nil } }
+
+    /// Cancels the pass in progress, if any, and waits for it to end.
+    public func stop() async {
+        let task = lock.withLock { running }
+        task?.cancel()
+        await task?.value
+    }
+}

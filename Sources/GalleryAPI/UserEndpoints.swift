@@ -1,0 +1,123 @@
+import Foundation
+import HTTPServer
+import TopRegionsKit
+
+// One user's Recents and Favorites: every read and write is the token's user's, so no
+// request can reach another user's lists.
+extension GalleryAPI {
+    func userList(_ endpoint: Endpoint, user: GalleryUser, _ request: HTTPRequest) throws -> HTTPReply {
+        _ = try QueryArguments(request, allowed: [])
+        let headers: [(name: String, value: String)] = [("Cache-Control", "no-store"), ("Vary", "Authorization")]
+        let gallery = gallery
+        switch (endpoint, request.method) {
+        case (.recents, _):
+            return .now(try json(try gallery.recentRows(for: user), for: request, headers: headers))
+        case (.favorites, "GET"), (.favorites, "HEAD"):
+            return .now(try json(try gallery.favoriteRows(for: user), for: request, headers: headers))
+        case (.view(let id), _):
+            return later(request) { [self] in try json(try gallery.view(flickrID: id, for: user), for: request, headers: headers) }
+        case (.favorites, "POST"):
+            let id = try JSONBody(request).photoID("id")
+            return later(request) { [self] in
+                try gallery.addFavorite(flickrID: id, for: user)
+                return try json(try gallery.favoriteRows(for: user), for: request, headers: headers)
+            }
+        case (.favorites, _):  // DELETE with {"id": …}
+            let id = try JSONBody(request).photoID("id")
+            return removeFavorite(id, user: user, request, headers)
+        case (.favorite(let id), _):
+            return removeFavorite(id, user: user, request, headers)
+        case (.favoritesMove, _):
+            let body = try JSONBody(request)
+            let from = try body.position("from"), to = try body.position("to")
+            try body.checkKeys(["from", "to"])
+            return later(request) { [self] in
+                try gallery.moveFavorite(fromPosition: from, toPosition: to, for: user)
+                return try json(try gallery.favoriteRows(for: user), for: request, headers: headers)
+            }
+        default:
+            throw APIError.methodNotAllowed(request.method, allowed: endpoint.methods)
+        }
+    }
+
+    private func removeFavorite(_ id: String, user: GalleryUser, _ request: HTTPRequest,
+                                _ headers: [(name: String, value: String)]) -> HTTPReply {
+        let gallery = gallery
+        return later(request) { [self] in
+            try gallery.removeFavorite(flickrID: id, for: user)
+            return try json(try gallery.favoriteRows(for: user), for: request, headers: headers)
+        }
+    }
+
+    func startSync(_ request: HTTPRequest) throws -> HTTPResponse {
+        _ = try QueryArguments(request, allowed: [])
+        guard let syncRunner else {
+            throw APIError(503, "sync_unavailable", "this server was started without a sync source")
+        }
+        switch syncRunner.start() {
+        case .started:
+            struct Started: Encodable { var started = true }
+            return try json(Started(), status: 202, for: request)
+        case .running(let pid):
+            throw APIError(409, "sync_running", pid.map { "a sync pass is running (pid \($0))" } ?? "a sync pass is running",
+                           headers: [APIError.Header(name: "Retry-After", value: "30")])
+        }
+    }
+}
+
+/// A request's JSON object body, read field by field with errors that name the field.
+struct JSONBody {
+    /// A JSON value, as far as the API's bodies need to tell them apart.
+    enum Value: Decodable {
+        case string(String), number(Double), other
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let bool = try? container.decode(Bool.self) { _ = bool; self = .other }
+            else if let number = try? container.decode(Double.self) { self = .number(number) }
+            else if let string = try? container.decode(String.self) { self = .string(string) }
+            else { self = .other }
+        }
+    }
+
+    private let object: [String: Value]
+
+    init(_ request: HTTPRequest) throws(APIError) {
+        if let type = request.header("Content-Type"), !type.lowercased().hasPrefix("application/json") {
+            throw APIError(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json), not \(LogText.escaped(type, limit: 64))")
+        }
+        guard !request.body.isEmpty else { throw .badRequest("the request needs a JSON object body") }
+        guard let object = try? JSONDecoder().decode([String: Value].self, from: Data(request.body)) else {
+            throw .badRequest("the body is not a JSON object")
+        }
+        self.object = object
+    }
+
+    /// A Flickr photo id (a string of digits; a whole number is taken too).
+    func photoID(_ key: String) throws(APIError) -> String {
+        try checkKeys([key])
+        let text: String?
+        switch object[key] {
+        case .string(let string): text = string
+        case .number(let number): text = Int64(exactly: number).map { "\($0)" }
+        default: text = nil
+        }
+        guard let text, Endpoint.isPhotoID(text) else { throw .badRequest("\(key) must be a Flickr photo id (digits)") }
+        return text
+    }
+
+    /// A position in a list, from 1.
+    func position(_ key: String) throws(APIError) -> Int {
+        guard case .number(let number) = object[key], let value = Int(exactly: number), value >= 1, value <= 1_000_000 else {
+            throw .badRequest("\(key) must be a position from 1 (a whole number)")
+        }
+        return value
+    }
+
+    /// Refuses keys other than these.
+    func checkKeys(_ allowed: Set<String>) throws(APIError) {
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw .badRequest("unknown field \"\(LogText.escaped(unknown, limit: 64))\"; the body takes \(allowed.sorted().joined(separator: ", "))")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import HTTPServer
+
+// The web page: `index.html` for every route the page knows (so deep links load), its
+// scripts and styles at `/app/NAME`, all embedded in the binary. The page is public (it is
+// code, not data); what it shows comes from the API, with the user's token.
+extension GalleryAPI {
+    /// The page's own routes, besides `/app/…`.
+    static func isPageRoute(_ path: String) -> Bool {
+        if ["/", "/recents", "/favorites"].contains(path) { return true }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].isEmpty else { return false }
+        switch parts[1] {
+        case "regions": return Endpoint.isPlaceID(String(parts[2]))
+        case "photos": return Endpoint.isPhotoID(String(parts[2]))
+        default: return false
+        }
+    }
+
+    /// No inline script or style, nothing from elsewhere, never framed.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    func page(_ request: HTTPRequest) throws -> HTTPResponse? {
+        let name: String
+        if request.path.hasPrefix("/app/") {
+            name = String(request.path.dropFirst(5))
+        } else if Self.isPageRoute(request.path) {
+            name = "index.html"
+        } else {
+            return nil
+        }
+        guard let file = WebAssets.files[name] else { throw APIError.notFound("no file at \(LogText.escaped(request.path, limit: 128))") }
+        guard ["GET", "HEAD"].contains(request.method) else { throw APIError.methodNotAllowed(request.method, allowed: ["GET", "HEAD"]) }
+        _ = try QueryArguments(request, allowed: [])
+        let bytes = Array(file.text.utf8) + [UInt8(ascii: "\n")]
+        let tag = "\"\(Self.digest(bytes).prefix(32))\""
+        var headers: [(name: String, value: String)] = [("Content-Type", file.type), ("ETag", tag), ("Cache-Control", "no-cache"),
+                                                        ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
+        if name == "index.html" { headers += [("Content-Security-Policy", Self.contentSecurityPolicy), ("X-Frame-Options", "DENY")] }
+        if let match = request.header("If-None-Match"), Self.matches(match, tag) { return HTTPResponse(status: 304, headers: headers) }
+        return HTTPResponse(status: 200, headers: headers, body: .bytes(request.method == "HEAD" ? [] : bytes))
+    }
+}

@@ -1,0 +1,364 @@
+import CHTTPServer
+import CMicroHTTPD
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: its threads poll the connections with epoll; a
+/// handler answers each request, now or later; a streamed response waits suspended until
+/// it has bytes to send.
+///
+/// `@unchecked Sendable`: the mutable state is guarded by `lock`; libmicrohttpd calls in
+/// on its own threads.
+public final class HTTPServer: @unchecked Sendable {
+    /// The address the server was asked to listen at.
+    public let address: ListenAddress
+    /// What the server accepts at most, and how long it waits.
+    public let limits: HTTPServerLimits
+    private let handler: any HTTPHandler
+    private let log: @Sendable (HTTPRequestRecord) -> Void
+    private var daemon: OpaquePointer?
+    /// The port it listens on (the one chosen when asked for port 0).
+    public private(set) var port: UInt16 = 0
+
+    private let lock = NSLock()
+    private var stopping = false
+    private var stopped = false
+    private var listeningSocket: Int32 = -1
+    private var requestsInFlight = 0
+    private var streams: [ObjectIdentifier: EventStream] = [:]
+    private let watch: ConnectionWatch
+
+    /// Starts listening at once; throws `HTTPServerError` when it cannot.
+    public init(address: ListenAddress, limits: HTTPServerLimits = HTTPServerLimits(), handler: any HTTPHandler,
+                log: @escaping @Sendable (HTTPRequestRecord) -> Void = { _ in }) throws {
+        self.address = address
+        self.limits = limits
+        self.handler = handler
+        self.log = log
+        self.watch = ConnectionWatch(requestSeconds: limits.requestSeconds)
+        let loadError = String(cString: tr_http_load_error())
+        guard loadError.isEmpty else {
+            throw HTTPServerError("libmicrohttpd cannot be loaded (\(loadError)); install it: apt-get install libmicrohttpd12")
+        }
+        guard var socketAddress = address.socketAddress() else {
+            throw HTTPServerError("\(address.host) is not a numeric IP address")
+        }
+        var cLimits = tr_http_limits(connection_limit: UInt32(clamping: limits.connections),
+                                     per_address_connection_limit: UInt32(clamping: limits.connectionsPerAddress),
+                                     idle_timeout_seconds: UInt32(clamping: limits.idleSeconds),
+                                     connection_memory_limit: max(limits.headerBytes, 4096),
+                                     threads: UInt32(clamping: limits.threads))
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        errno = 0
+        daemon = socketAddress.withUnsafeMutableBytes { bytes in
+            tr_http_start(bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self), &cLimits,
+                          accessCallback, context, completedCallback, context, connectionCallback, context)
+        }
+        guard let daemon else {
+            let reason = errno == 0 ? "" : ": \(String(cString: strerror(errno)))"
+            throw HTTPServerError("cannot listen on \(address)\(reason)")
+        }
+        port = tr_http_bound_port(daemon)
+        watch.start()
+    }
+
+    /// Stops: accepts no more connections, ends every stream, lets the requests in flight
+    /// finish for up to `timeout` seconds, then closes every connection.
+    public func stop(drainingFor timeout: TimeInterval = 4) {
+        lock.lock()
+        guard !stopping, let daemon else { lock.unlock(); return }
+        stopping = true
+        lock.unlock()
+        let socket = tr_http_quiesce(daemon)
+        lock.lock()
+        listeningSocket = socket
+        let open = Array(streams.values)
+        lock.unlock()
+        for stream in open { stream.finish() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            lock.lock()
+            let busy = requestsInFlight
+            lock.unlock()
+            if busy == 0 { break }
+            usleep(10_000)
+        }
+        watch.stop()
+        lock.lock()
+        stopped = true
+        lock.unlock()
+        tr_http_stop(daemon, listeningSocket)
+        self.daemon = nil
+    }
+
+    /// Requests that started and have not ended.
+    public var activeRequests: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return requestsInFlight
+    }
+
+    /// Streamed responses open now.
+    public var openStreams: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return streams.count
+    }
+
+    deinit { stop(drainingFor: 0) }
+
+    // MARK: Calls from libmicrohttpd
+
+    fileprivate func handle(_ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
+                            uploadSize: UnsafeMutablePointer<Int>, state slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let existing = slot.pointee else {
+            let state = RequestState(method: method, path: url, clientAddress: Self.clientAddress(connection))
+            slot.pointee = Unmanaged.passRetained(state).toOpaque()
+            lock.lock()
+            requestsInFlight += 1
+            lock.unlock()
+            watch.requestStarted(connection)
+            return .YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if let upload, !state.bodyTooLarge {
+                if state.body.count + uploadSize.pointee > limits.bodyBytes {
+                    state.bodyTooLarge = true
+                    state.body = []
+                } else {
+                    state.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee))
+                }
+            }
+            uploadSize.pointee = 0
+            return .YES
+        }
+        switch state.take() {
+        case .ready(let response):
+            return queue(response, on: connection, state: state)
+        case .waiting:
+            return .YES
+        case .new:
+            break
+        }
+        if state.bodyTooLarge {
+            return queue(handler.refusal(status: 413, message: "the request's body is larger than \(limits.bodyBytes) bytes"),
+                         on: connection, state: state)
+        }
+        let request = HTTPRequest(method: method, path: url, arguments: Self.values(connection, .GET_ARGUMENT_KIND),
+                                  headers: Self.headers(connection), body: state.body, clientAddress: state.clientAddress)
+        state.arguments = request.arguments
+        switch handler.reply(to: request) {
+        case .now(let response):
+            return queue(response, on: connection, state: state)
+        case .later(let work):
+            state.wait()
+            tr_http_suspend(connection)
+            let box = ConnectionBox(connection)
+            Task { [self] in
+                let response = await work()
+                state.deliver(response)
+                resumeUnlessStopped(box)
+            }
+            return .YES
+        }
+    }
+
+    /// A connection may be resumed only while the daemon runs.
+    private func resumeUnlessStopped(_ box: ConnectionBox) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !stopped { tr_http_resume(box.connection) }
+    }
+
+    private func queue(_ response: HTTPResponse, on connection: OpaquePointer, state: RequestState) -> MHD_Result {
+        state.status = response.status
+        let made: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            state.bytes = bytes.count
+            made = bytes.withUnsafeBytes { tr_http_buffer_response($0.baseAddress, $0.count) }
+        case .stream(let stream):
+            state.stream = stream
+            stream.attach(to: connection)
+            let retained = Unmanaged.passRetained(stream).toOpaque()
+            made = tr_http_stream_response(16 * 1024, streamReader, retained, streamFreed)
+            if made == nil { Unmanaged<EventStream>.fromOpaque(retained).release() }
+            tr_http_set_idle_timeout(connection, 0)
+            register(stream)
+        }
+        guard let made else { return .NO }
+        for header in response.headers { _ = tr_http_add_header(made, header.name, header.value) }
+        let queued = tr_http_queue(connection, UInt32(clamping: response.status), made)
+        tr_http_destroy_response(made)
+        return queued == 0 ? .YES : .NO
+    }
+
+    private func register(_ stream: EventStream) {
+        let key = ObjectIdentifier(stream)
+        lock.lock()
+        streams[key] = stream
+        let finishing = stopping
+        lock.unlock()
+        if finishing { stream.finish() }
+        stream.onClose { [weak self] in
+            guard let self else { return }
+            lock.lock()
+            streams.removeValue(forKey: key)
+            lock.unlock()
+        }
+    }
+
+    fileprivate func completed(_ connection: OpaquePointer?, state slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                               reason: MHD_RequestTerminationCode) {
+        guard let slot, let pointer = slot.pointee else { return }
+        slot.pointee = nil
+        let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
+        lock.lock()
+        requestsInFlight -= 1
+        lock.unlock()
+        if let connection { watch.requestEnded(connection) }
+        let bytes = state.stream?.bytesSent ?? state.bytes
+        log(HTTPRequestRecord(method: state.method, path: state.path, arguments: state.arguments, status: state.status, bytes: bytes,
+                              seconds: Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9,
+                              clientAddress: state.clientAddress, interrupted: reason != .REQUEST_TERMINATED_COMPLETED_OK))
+    }
+
+    fileprivate func connectionEvent(_ connection: OpaquePointer?, code: MHD_ConnectionNotificationCode) {
+        guard let connection else { return }
+        if code == .CONNECTION_NOTIFY_STARTED {
+            watch.opened(connection, socket: tr_http_socket(connection))
+        } else {
+            watch.closed(connection)
+        }
+    }
+
+    // MARK: Reading what libmicrohttpd parsed
+
+    private static func clientAddress(_ connection: OpaquePointer) -> String {
+        var text = [CChar](repeating: 0, count: 64)
+        guard tr_http_client_address(connection, &text, text.count) == 0 else { return "" }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind) -> [(name: String, value: String?)] {
+        var collected = ValueCollector()
+        withUnsafeMutablePointer(to: &collected) { pointer in
+            _ = tr_http_values(connection, kind, { context, _, key, value in
+                guard let context, let key else { return .YES }
+                let collector = context.assumingMemoryBound(to: ValueCollector.self)
+                collector.pointee.values.append((String(decoding: UnsafeRawBufferPointer(start: key, count: strlen(key)), as: UTF8.self),
+                                                 value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) }))
+                return .YES
+            }, pointer)
+        }
+        return collected.values
+    }
+
+    private static func headers(_ connection: OpaquePointer) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in values(connection, .HEADER_KIND) where headers[name.lowercased()] == nil {
+            headers[name.lowercased()] = value ?? ""
+        }
+        return headers
+    }
+}
+
+/// Why a server could not start.
+public struct HTTPServerError: Error, CustomStringConvertible {
+    /// Why, in a sentence for people.
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+private struct ValueCollector {
+    var values: [(name: String, value: String?)] = []
+}
+
+/// A connection pointer handed to the task that answers later (libmicrohttpd keeps the
+/// connection while it is suspended).
+private struct ConnectionBox: @unchecked Sendable {
+    let connection: OpaquePointer
+    init(_ connection: OpaquePointer) { self.connection = connection }
+}
+
+/// One request's state between libmicrohttpd's calls.
+///
+/// `@unchecked Sendable`: `outcome` is guarded by `lock`; the rest is touched only on the
+/// connection's polling thread.
+private final class RequestState: @unchecked Sendable {
+    enum Outcome { case new, waiting, ready(HTTPResponse) }
+
+    let method: String
+    let path: String
+    let clientAddress: String
+    let started = DispatchTime.now().uptimeNanoseconds
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    var arguments: [(name: String, value: String?)] = []
+    var status = 0
+    var bytes = 0
+    var stream: EventStream?
+    private let lock = NSLock()
+    private var outcome = Outcome.new
+
+    init(method: String, path: String, clientAddress: String) {
+        self.method = method
+        self.path = path
+        self.clientAddress = clientAddress
+    }
+
+    func wait() {
+        lock.lock()
+        outcome = .waiting
+        lock.unlock()
+    }
+
+    func deliver(_ response: HTTPResponse) {
+        lock.lock()
+        outcome = .ready(response)
+        lock.unlock()
+    }
+
+    /// The outcome; a ready response is taken (queued once).
+    func take() -> Outcome {
+        lock.lock()
+        defer { lock.unlock() }
+        let current = outcome
+        if case .ready = current { outcome = .waiting }
+        return current
+    }
+}
+
+// MARK: C callbacks
+
+private func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer? {
+    context.map { Unmanaged<HTTPServer>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, slot in
+    guard let server = server(context), let connection, let url, let method, let uploadSize, let slot else { return .NO }
+    return server.handle(connection, url: String(cString: url), method: String(cString: method), upload: upload,
+                         uploadSize: uploadSize, state: slot)
+}
+
+private let completedCallback: MHD_RequestCompletedCallback = { context, connection, slot, reason in
+    server(context)?.completed(connection, state: slot, reason: reason)
+}
+
+private let connectionCallback: MHD_NotifyConnectionCallback = { context, connection, _, code in
+    server(context)?.connectionEvent(connection, code: code)
+}
+
+private let streamReader: MHD_ContentReaderCallback = { context, _, buffer, capacity in
+    guard let context, let buffer else { return -2 }
+    return Unmanaged<EventStream>.fromOpaque(context).takeUnretainedValue().read(into: buffer, capacity: capacity)
+}
+
+private let streamFreed: MHD_ContentReaderFreeCallback = { context in
+    guard let context else { return }
+    let stream = Unmanaged<EventStream>.fromOpaque(context).takeRetainedValue()
+    stream.connectionClosed()
+}

@@ -1,0 +1,414 @@
+"""`topregions serve` end to end: the built binary on a free loopback port, driven over real
+HTTP. Run by scripts/test; alone: python3 -m unittest discover -s Tests/HTTP -v
+"""
+
+import fcntl
+import json
+import os
+import socket
+import subprocess
+import time
+import unittest
+
+from support import ROOT, EventStream, Server, Workspace, table_from, tool_path, without
+
+
+class ServedGallery(unittest.TestCase):
+    """One SampleData store and one server for the tests of a class."""
+
+    server_arguments = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.workspace = Workspace()
+        cls.addClassCleanup(cls.workspace.close)
+        cls.server = Server(cls.workspace, *cls.server_arguments)
+        cls.addClassCleanup(cls.server.stop)
+
+    def assertError(self, response, status, code=None):
+        got, headers, body = response
+        self.assertEqual(got, status, body[:300])
+        self.assertTrue(headers.get("content-type", "").startswith("application/json"), headers)
+        error = json.loads(body)["error"]
+        self.assertIsInstance(error["message"], str)
+        self.assertTrue(error["message"])
+        if code:
+            self.assertEqual(error["code"], code)
+        return error
+
+
+class CatalogueTests(ServedGallery):
+    def test_regions_are_the_cli_rows(self):
+        self.assertEqual(self.server.get_json("/api/regions"), self.workspace.json("regions"))
+        self.assertEqual(self.server.get_json("/api/regions?limit=5"), self.workspace.json("regions", "--limit", "5"))
+        self.assertEqual(self.server.get_json("/api/regions?limit=20&byCountry=true"),
+                         self.workspace.json("regions", "--limit", "20", "--by-country"))
+
+    def test_a_regions_photos_and_a_photo_are_the_cli_rows(self):
+        region = self.server.get_json("/api/regions?limit=1")[0]
+        photos = self.server.get_json(f"/api/regions/{region['id']}/photos")
+        self.assertEqual(photos, self.workspace.json("photos", "--region", region["id"]))
+        self.assertEqual(len(photos), region["photos"])
+        self.assertEqual(self.server.get_json(f"/api/regions/{region['id']}/photos?byPhotographer=1"),
+                         self.workspace.json("photos", "--region", region["id"], "--by-photographer"))
+        photo = self.server.get_json(f"/api/photos/{photos[0]['id']}")
+        self.assertEqual(photo, self.workspace.json("photo", photos[0]["id"]))
+
+    def test_status_has_the_cli_fields(self):
+        status = self.server.get_json("/api/status")
+        self.assertEqual(set(status), set(self.workspace.json("status")))
+        self.assertEqual(status["photos"], self.workspace.json("status")["photos"])
+        self.assertNotIn("/", status["store"], "the store's path is not disclosed")
+
+    def test_unknown_things_are_404(self):
+        self.assertError(self.server.request("GET", "/api/photos/1"), 404, "not_found")
+        self.assertError(self.server.request("GET", "/api/regions/nope/photos"), 404, "not_found")
+        self.assertError(self.server.request("GET", "/api/nothing"), 404, "not_found")
+        self.assertError(self.server.request("GET", "/api/photos/12ab"), 404)
+        for path in ["/api/photos/..%2F..%2F..%2Fetc%2Fpasswd/image", "/api/photos/%2e%2e/thumbnail", "/api/../etc/passwd",
+                     "/api/photos/1%00/image"]:
+            status, _, body = self.server.request("GET", path)
+            self.assertIn(status, (400, 404), path)
+            self.assertNotIn(b"root:", body)
+
+    def test_bad_query_parameters_are_400_and_named(self):
+        for query, named in [("limt=5", "limt"), ("limit=0", "limit"), ("limit=1001", "limit"), ("limit=abc", "limit"),
+                             ("limit=5&limit=6", "limit"), ("byCountry=maybe", "byCountry")]:
+            error = self.assertError(self.server.request("GET", f"/api/regions?{query}"), 400, "bad_request")
+            self.assertIn(named, error["message"], query)
+        self.assertError(self.server.request("GET", "/api/status?x=1"), 400)
+
+    def test_wrong_methods_are_405_with_allow(self):
+        status, headers, _ = self.server.request("DELETE", "/api/regions")
+        self.assertEqual(status, 405)
+        self.assertEqual(headers["allow"], "GET, HEAD")
+        self.assertError(self.server.request("GET", "/api/sync"), 405, "method_not_allowed")
+        self.assertError(self.server.request("PUT", "/api/favorites"), 405)
+
+    def test_head_has_no_body(self):
+        status, headers, body = self.server.request("HEAD", "/api/regions")
+        self.assertEqual((status, body), (200, b""))
+
+    def test_a_body_too_large_is_413(self):
+        token = self.workspace.add_user("big")
+        self.assertError(self.server.request("POST", "/api/favorites", body=b"{" + b" " * 70_000 + b"}", token=token,
+                                             headers={"Content-Type": "application/json"}), 413)
+
+    def test_headers_too_large_are_refused_and_the_server_lives_on(self):
+        status, _, _ = self.server.request("GET", "/api/regions", headers={"X-Filler": "x" * 40_000})
+        self.assertIn(status, (413, 431))
+        self.assertEqual(self.server.request("GET", "/api/status")[0], 200)
+
+    def test_each_request_logs_one_escaped_line(self):
+        self.server.request("GET", "/api/regions?limit=%1b[31m")
+        deadline = time.monotonic() + 5
+        while "limit=\\x1b" not in self.server.log_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        log = self.server.log_text()
+        self.assertNotIn("\x1b", log, "a client's bytes reach the log escaped")
+        line = [line for line in log.splitlines() if "limit=\\x1b" in line][0]
+        for field in ("method=GET", "status=400", "bytes=", "ms=", "client=127.0.0.1"):
+            self.assertIn(field, line)
+
+
+class ImageTests(ServedGallery):
+    def sample_images(self, suffix):
+        names = os.listdir(os.path.join(ROOT, "SampleData", "images"))
+        return {name.split("_")[0] for name in names if name.endswith(suffix)}
+
+    def synced_photos(self):
+        return [photo["id"] for region in self.server.get_json("/api/regions?limit=1000")
+                for photo in self.server.get_json(f"/api/regions/{region['id']}/photos")]
+
+    def photo_with_image(self):
+        ids = self.sample_images("_s.jpg") & self.sample_images("_b.jpg")
+        for photo in self.synced_photos():
+            if photo in ids:
+                return photo
+        self.skipTest("SampleData has no image for the synced photos")
+
+    def test_a_thumbnail_has_a_tag_and_a_long_immutable_life(self):
+        photo = self.photo_with_image()
+        status, headers, body = self.server.request("GET", f"/api/photos/{photo}/thumbnail")
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["content-type"], "image/jpeg")
+        self.assertTrue(body.startswith(b"\xff\xd8"))
+        self.assertIn("immutable", headers["cache-control"])
+        self.assertIn("max-age=", headers["cache-control"])
+        tag = headers["etag"]
+        status, headers, body = self.server.request("GET", f"/api/photos/{photo}/thumbnail", headers={"If-None-Match": tag})
+        self.assertEqual((status, body), (304, b""))
+        self.assertEqual(headers["etag"], tag)
+        status, _, _ = self.server.request("GET", f"/api/photos/{photo}/thumbnail", headers={"If-None-Match": '"other"'})
+        self.assertEqual(status, 200)
+
+    def test_a_large_image_and_a_photo_without_one(self):
+        photo = self.photo_with_image()
+        status, headers, body = self.server.request("GET", f"/api/photos/{photo}/image")
+        self.assertEqual(status, 200)
+        self.assertTrue(body.startswith(b"\xff\xd8"))
+        missing = [photo for photo in self.synced_photos() if photo not in self.sample_images("_b.jpg")]
+        error = self.assertError(self.server.request("GET", f"/api/photos/{missing[0]}/image"), 404, "no_image")
+        self.assertIn("SampleData", error["message"])
+
+
+class UserTests(ServedGallery):
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.alice = cls.workspace.add_user("alice")
+        cls.bob = cls.workspace.add_user("bob")
+        regions = cls.server.get_json("/api/regions?limit=1000")
+        cls.photos = [photo["id"] for region in regions[:6] for photo in cls.server.get_json(f"/api/regions/{region['id']}/photos")][:30]
+
+    def test_per_user_lists_need_a_valid_token(self):
+        self.assertError(self.server.request("GET", "/api/recents"), 401, "unauthorized")
+        status, headers, _ = self.server.request("GET", "/api/favorites")
+        self.assertEqual(status, 401)
+        self.assertIn("Bearer", headers["www-authenticate"])
+        self.assertError(self.server.request("GET", "/api/recents", token="trk_" + "A" * 43), 401)
+        self.assertError(self.server.request("GET", "/api/recents", headers={"Authorization": "Basic YTpi"}), 401)
+        self.assertError(self.server.request("POST", f"/api/photos/{self.photos[0]}/view"), 401)
+
+    def test_a_rotated_token_stops_working(self):
+        token = self.workspace.add_user("carol")
+        self.assertEqual(self.server.get_json("/api/recents", token=token), [])
+        new = self.workspace.json("users", "token", "carol", "--rotate")["token"]
+        self.assertError(self.server.request("GET", "/api/recents", token=token), 401)
+        self.assertEqual(self.server.get_json("/api/recents", token=new), [])
+
+    def test_two_users_recents_are_independent_and_capped_at_20(self):
+        for photo in self.photos[:25]:
+            status, _, body = self.server.request("POST", f"/api/photos/{photo}/view", token=self.alice)
+            self.assertEqual(status, 200, body)
+        for photo in self.photos[25:28]:
+            self.server.request("POST", f"/api/photos/{photo}/view", token=self.bob)
+        self.server.request("POST", f"/api/photos/{self.photos[10]}/view", token=self.alice)  # again: to the top, once
+        alice = [row["id"] for row in self.server.get_json("/api/recents", token=self.alice)]
+        bob = [row["id"] for row in self.server.get_json("/api/recents", token=self.bob)]
+        expected = [self.photos[10]] + [photo for photo in reversed(self.photos[5:25]) if photo != self.photos[10]]
+        self.assertEqual(alice, expected[:20])
+        self.assertEqual(bob, list(reversed(self.photos[25:28])))
+        self.assertEqual([row["id"] for row in self.workspace.json("recents", "--user", "alice")], alice)
+        self.assertError(self.server.request("POST", "/api/photos/999/view", token=self.alice), 404)
+
+    def test_favorites_add_move_remove_per_user(self):
+        token = self.workspace.add_user("dora")
+        for photo in self.photos[:4]:
+            status, _, body = self.server.request("POST", "/api/favorites", body={"id": photo}, token=token)
+            self.assertEqual(status, 200, body)
+        rows = json.loads(self.server.request("POST", "/api/favorites", body={"id": self.photos[0]}, token=token)[2])
+        self.assertEqual([row["id"] for row in rows], self.photos[:4], "adding again changes nothing")
+        rows = json.loads(self.server.request("POST", "/api/favorites/move", body={"from": 1, "to": 3}, token=token)[2])
+        self.assertEqual([row["id"] for row in rows], [self.photos[1], self.photos[2], self.photos[0], self.photos[3]])
+        self.assertEqual([row["position"] for row in rows], [1, 2, 3, 4])
+        self.assertError(self.server.request("POST", "/api/favorites/move", body={"from": 1, "to": 9}, token=token), 400)
+        self.assertError(self.server.request("POST", "/api/favorites/move", body={"from": 0, "to": 1}, token=token), 400)
+        self.assertError(self.server.request("POST", "/api/favorites/move", body={"from": True, "to": 1}, token=token), 400)
+        self.assertError(self.server.request("POST", "/api/favorites/move", body={"from": 1, "to": 2, "x": 1}, token=token), 400)
+        self.assertError(self.server.request("POST", "/api/favorites", body=b"not json", token=token,
+                                             headers={"Content-Type": "application/json"}), 400)
+        self.assertError(self.server.request("POST", "/api/favorites", body=b'{"id":"1"}', token=token,
+                                             headers={"Content-Type": "text/plain"}), 415)
+        status, _, body = self.server.request("DELETE", f"/api/favorites/{self.photos[2]}", token=token)
+        self.assertEqual(status, 200)
+        self.assertEqual([row["id"] for row in json.loads(body)], [self.photos[1], self.photos[0], self.photos[3]])
+        status, _, body = self.server.request("DELETE", "/api/favorites", body={"id": self.photos[1]}, token=token)
+        self.assertEqual([row["id"] for row in json.loads(body)], [self.photos[0], self.photos[3]])
+        self.assertError(self.server.request("DELETE", f"/api/favorites/{self.photos[2]}", token=token), 404, "not_a_favorite")
+        self.assertEqual(self.server.get_json("/api/favorites", token=self.bob), [], "another user's list is untouched")
+
+    def test_a_cross_origin_write_is_refused_without_cors(self):
+        status, headers, _ = self.server.request("GET", "/api/regions", headers={"Origin": "https://evil.example"})
+        self.assertEqual(status, 200)
+        self.assertNotIn("access-control-allow-origin", headers)
+        self.assertError(self.server.request("POST", f"/api/photos/{self.photos[0]}/view", token=self.alice,
+                                             headers={"Origin": "https://evil.example"}), 403, "origin_not_allowed")
+
+
+class PrivateAndCORSTests(ServedGallery):
+    server_arguments = ("--private", "--cors-origin", "https://gallery.example")
+
+    def test_a_private_catalogue_needs_a_token(self):
+        self.assertError(self.server.request("GET", "/api/regions"), 401)
+        token = self.workspace.add_user("erin")
+        self.assertEqual(self.server.get_json("/api/regions?limit=3", token=token), self.workspace.json("regions", "--limit", "3"))
+
+    def test_cors_answers_the_allowed_origin_only(self):
+        token = self.workspace.add_user("finn")
+        status, headers, _ = self.server.request("GET", "/api/status", token=token, headers={"Origin": "https://gallery.example"})
+        self.assertEqual(headers.get("access-control-allow-origin"), "https://gallery.example")
+        status, headers, _ = self.server.request("GET", "/api/status", token=token, headers={"Origin": "https://other.example"})
+        self.assertNotIn("access-control-allow-origin", headers)
+        status, headers, _ = self.server.request("OPTIONS", "/api/favorites", headers={
+            "Origin": "https://gallery.example", "Access-Control-Request-Method": "POST"})
+        self.assertEqual(status, 204)
+        self.assertIn("Authorization", headers["access-control-allow-headers"])
+
+
+class SyncTests(ServedGallery):
+    def test_a_sync_starts_once_and_a_running_one_is_409(self):
+        lock_path = self.workspace.store + ".sync-lock"
+        with open(lock_path, "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            lock.seek(0)
+            lock.truncate()
+            lock.write("4242\n")
+            lock.flush()
+            error = self.assertError(self.server.request("POST", "/api/sync"), 409, "sync_running")
+            self.assertIn("4242", error["message"])
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        before = self.server.get_json("/api/status")["lastSync"]["startedAt"]
+        time.sleep(1.1)  # startedAt is in whole seconds
+        status, _, body = self.server.request("POST", "/api/sync")
+        self.assertEqual(status, 202, body)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            last = self.server.get_json("/api/status")["lastSync"]
+            if last["startedAt"] != before and last["finishedAt"]:
+                break
+            time.sleep(0.2)
+        else:
+            self.fail("the sync pass did not finish")
+
+
+class LiveListTests(ServedGallery):
+    def test_every_list_replayed_equals_the_list_fetched_afterwards(self):
+        token = self.workspace.add_user("gus")
+        region = self.server.get_json("/api/regions?limit=1")[0]
+        photos = [photo["id"] for photo in self.server.get_json(f"/api/regions/{region['id']}/photos")]
+        for photo in photos[:3]:
+            self.server.request("POST", "/api/favorites", body={"id": photo}, token=token)
+        streams = {
+            "regions": EventStream(self.server, "/api/regions/changes?limit=30"),
+            "photos": EventStream(self.server, f"/api/regions/{region['id']}/photos/changes"),
+            "recents": EventStream(self.server, "/api/recents/changes", token=token),
+            "favorites": EventStream(self.server, "/api/favorites/changes", token=token),
+        }
+        for name, stream in streams.items():
+            self.addCleanup(stream.close)
+            self.assertEqual(stream.status, 200, name)
+            self.assertTrue(stream.headers["content-type"].startswith("text/event-stream"))
+            self.assertTrue(stream.wait_for(lambda events: len(events) >= 1), name)
+            self.assertEqual(stream.events[0]["event"], "snapshot", name)
+            self.assertEqual(int(stream.events[0]["id"]), stream.events[0]["data"]["token"])
+        # Other processes change every list: a sync that adds regions and photos, views and
+        # moves through the CLI, and the API itself.
+        for photo in photos[3:9]:
+            self.workspace.run("view", photo, "--user", "gus", check=True)
+        self.workspace.run("favorites", "move", "1", "3", "--user", "gus", check=True)
+        self.server.request("POST", f"/api/photos/{photos[4]}/view", token=token)
+        self.server.request("POST", "/api/favorites", body={"id": photos[8]}, token=token)
+        time.sleep(1.1)
+        self.workspace.run("prune", "--older-than", "1s", check=True)  # every photo but Recents and Favorites
+        expected = {
+            "regions": lambda: self.server.get_json("/api/regions?limit=30"),
+            "photos": lambda: self.server.get_json(f"/api/regions/{region['id']}/photos"),
+            "recents": lambda: self.server.get_json("/api/recents", token=token),
+            "favorites": lambda: self.server.get_json("/api/favorites", token=token),
+        }
+        # Rank and position are places in the list: a row that only shifts is not resent.
+        positional = ("rank", "position")
+        for name, stream in streams.items():
+            wanted = without(expected[name](), *positional)
+            reached = stream.wait_for(lambda events: table_from(events).rows(positional) == wanted, timeout=20)
+            table = table_from(stream.events)
+            self.assertTrue(reached, f"{name}: the replayed table\n{table.rows(positional)}\nis not the list\n{wanted}")
+            batches = [event for event in stream.events if event["event"] == "batch"]
+            self.assertTrue(batches, f"{name} had no batch")
+            tokens = [int(event["id"]) for event in stream.events]
+            self.assertEqual(tokens, sorted(set(tokens)), f"{name}: ids increase, none twice")
+
+    def test_last_event_id_resumes_with_exactly_the_missed_batches(self):
+        token = self.workspace.add_user("hana")
+        region = self.server.get_json("/api/regions?limit=1")[0]
+        photos = [photo["id"] for photo in self.server.get_json(f"/api/regions/{region['id']}/photos")]
+        first = EventStream(self.server, "/api/recents/changes", token=token)
+        self.assertTrue(first.wait_for(lambda events: len(events) >= 1))
+        self.server.request("POST", f"/api/photos/{photos[0]}/view", token=token)
+        self.assertTrue(first.wait_for(lambda events: len(events) >= 2))
+        first.close()
+        seen = first.events[:2]
+        last_id = int(seen[-1]["id"])
+        for photo in photos[1:11]:  # a burst while disconnected
+            self.workspace.run("view", photo, "--user", "hana", check=True)
+        again = EventStream(self.server, "/api/recents/changes", token=token, last_event_id=last_id)
+        self.addCleanup(again.close)
+        wanted = without(self.server.get_json("/api/recents", token=token), "position")
+        self.assertTrue(again.wait_for(lambda events: table_from(seen + events).rows() == wanted))
+        self.assertTrue(all(event["event"] == "batch" for event in again.events), "no snapshot: the batches were kept")
+        self.assertTrue(all(int(event["id"]) > last_id for event in again.events))
+        stale = EventStream(self.server, "/api/recents/changes", token=token, last_event_id=1)
+        self.addCleanup(stale.close)
+        self.assertTrue(stale.wait_for(lambda events: len(events) >= 1))
+        self.assertEqual(stale.events[0]["event"], "snapshot", "a token from before the list's history: a fresh snapshot")
+        self.assertError(self.server.request("GET", "/api/recents/changes", token=token, headers={"Last-Event-ID": "x"}), 400)
+
+    def test_streams_per_client_address_are_limited(self):
+        server = Server(self.workspace, "--max-streams-per-address", "2")
+        self.addCleanup(server.stop)
+        streams = [EventStream(server, "/api/regions/changes") for _ in range(2)]
+        for stream in streams:
+            self.addCleanup(stream.close)
+            self.assertEqual(stream.status, 200)
+        third = EventStream(server, "/api/regions/changes")
+        self.assertEqual(third.status, 429)
+        self.assertEqual(json.loads(third.body)["error"]["code"], "too_many_streams")
+
+
+class LifecycleTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.workspace = Workspace(pages=1)
+        cls.addClassCleanup(cls.workspace.close)
+
+    def test_sigterm_ends_streams_and_exits_0_within_5_seconds(self):
+        server = Server(self.workspace)
+        self.addCleanup(server.stop)
+        stream = EventStream(server, "/api/regions/changes")
+        self.addCleanup(stream.close)
+        self.assertTrue(stream.wait_for(lambda events: len(events) >= 1))
+        started = time.monotonic()
+        status = server.stop(timeout=10)
+        elapsed = time.monotonic() - started
+        self.assertEqual(status, 0, server.log_text())
+        self.assertLess(elapsed, 5)
+        self.assertTrue(stream.ended.wait(2), "the stream ended")
+        with self.assertRaises(OSError):
+            socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+
+    def test_a_slow_client_is_cut_off(self):
+        server = Server(self.workspace, "--request-timeout", "1s")
+        self.addCleanup(server.stop)
+        client = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        self.addCleanup(client.close)
+        client.sendall(b"GET /api/regions HTTP/1.1\r\nHost: x\r\n")
+        started = time.monotonic()
+        received = b""
+        try:
+            while True:
+                chunk = client.recv(4096)
+                if not chunk:
+                    break
+                received += chunk
+                client.sendall(b"X-a: b\r\n")
+        except OSError:
+            pass
+        self.assertLess(time.monotonic() - started, 6, "a request's headers may not take forever")
+        self.assertEqual(server.request("GET", "/api/status")[0], 200, "others are still served")
+
+    def test_listen_address_is_checked(self):
+        for address in ["localhost:80", "127.0.0.1", "1.2.3.4.5:1", "127.0.0.1:99999"]:
+            result = self.workspace.run("serve", "--listen", address)
+            self.assertEqual(result.returncode, 64, f"{address}: {result.stderr}")
+            self.assertIn("--listen", result.stderr)
+
+    def test_a_missing_store_is_refused(self):
+        result = subprocess.run([tool_path(), "--store", os.path.join(self.workspace.directory, "none", "x.sqlite"), "serve",
+                                 "--listen", "127.0.0.1:0"], capture_output=True, text=True, env=self.workspace.environment, timeout=30)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("no store", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,24 @@
+import Foundation
+import TestSupport
+import Testing
+@testable import TopRegionsKit
+
+@Suite("GalleryJSON's dates")
+struct GalleryJSONTests {
+    /// Within a millisecond of the next second the formatter's own Double rounding decides
+    /// (it goes through milliseconds): the random dates keep clear of that last millisecond.
+    @Test("Dates are written as ISO8601DateFormatter writes them, to the second, for any date from year 1 to 9999")
+    func datesMatchTheFormatter() {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        var random = SeededGenerator(seed: testSeed("DATES_SEED", test: "GalleryJSON dates"))
+        let fixed: [TimeInterval] = [0, -1, 1, 0.999, -0.5, 1_800_000_000.75, 951_782_400 /* 2000-02-29 */, -62_135_596_800, 253_402_300_799]
+        let randomDates = (0..<2_000).map { _ in
+            TimeInterval(Int64.random(in: -62_135_596_800...253_402_300_799, using: &random)) + Double.random(in: 0..<0.99, using: &random)
+        }
+        for seconds in fixed + randomDates {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(GalleryJSON.iso8601(date) == formatter.string(from: date), "\(seconds)")
+        }
+    }
+}
