@@ -1,6 +1,7 @@
 import CBenchStreams
 import Foundation
 import Glibc
+import SampleDataSupport
 import Store
 import TopRegionsKit
 
@@ -15,7 +16,40 @@ enum HTTPBenchmarks {
         Scenario(name: "http.fanout", summary: "10,000 SSE subscribers to the top regions; one commit moves regions; time until all have it") { quick in
             try fanout(subscribers: quick ? 500 : 10_000)
         },
+        Scenario(name: "web.page", summary: "the page in headless Chromium: first paint of / with 50 regions; commit → DOM updated") { quick in
+            try page(quick: quick)
+        },
     ]
+
+    // MARK: web.firstPaint, web.liveUpdate
+
+    /// Runs Tests/Browser/measure_page.py (Selenium, Debian's Chromium) against the tool
+    /// built beside the benchmarks, and reads its figures.
+    static func page(quick: Bool) throws -> [Figure] {
+        let python = Repository.root.appendingPathComponent(".build/venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw BenchError("\(python) is missing: scripts/python-tools (and scripts/install-dependencies --bench for Chromium)")
+        }
+        let fixture = ToolBinary.url.deletingLastPathComponent().appendingPathComponent("gallery-fixture").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [Repository.root.appendingPathComponent("Tests/Browser/measure_page.py").path, try ToolBinary.path(), fixture]
+            + (quick ? ["--quick"] : [])
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("measure_page.py failed (status \(process.terminationStatus))") }
+        return try text.split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let scenario = object["scenario"] as? String, let seconds = object["seconds"] as? Double else {
+                throw BenchError("measure_page.py printed \(line)")
+            }
+            let extra = object.filter { !["scenario", "n", "seconds"].contains($0.key) }
+            return Figure(scenario: scenario, n: object["n"] as? Int ?? 0, seconds: seconds, extra: extra)
+        }
+    }
 
     // MARK: http.regions
 
