@@ -6,9 +6,18 @@ struct Redaction: Sendable {
 
     static let placeholder = "REDACTED"
 
+    /// Keys shorter than this are redacted only where they stand as the key (`api_key=…`):
+    /// replacing a short string everywhere would cut words ("Flickr" with the key "k").
+    static let shortestRedactedEverywhere = 8
+
     func text(_ text: String) -> String {
         guard let secret, !secret.isEmpty else { return text }
-        return text.replacingOccurrences(of: secret, with: Self.placeholder)
+        var redacted = text
+        for encoded in Set([secret, secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? secret]) {
+            redacted = redacted.replacingOccurrences(of: "api_key=" + encoded, with: "api_key=" + Self.placeholder)
+        }
+        guard secret.count >= Self.shortestRedactedEverywhere else { return redacted }
+        return redacted.replacingOccurrences(of: secret, with: Self.placeholder)
     }
 
     func url(_ url: URL) -> String { text(url.absoluteString) }

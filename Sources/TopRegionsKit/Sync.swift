@@ -216,7 +216,7 @@ extension Gallery {
             if let pageError { throw pageError }
         } catch {
             result.outcome = .failed
-            result.error = "\(error)"
+            result.error = error is CancellationError ? "cancelled: the process was told to stop" : "\(error)"
             result.failure = Self.failure(error, client: client)
             // The pages stored before the failure are indexed too; if this fails as well,
             // the next pass builds them first.

@@ -60,7 +60,7 @@ extension Invocation {
     /// `--api-key` is visible to every user of the machine.
     static func readAPIKey(_ path: String) throws -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw RuntimeError("cannot read the API key file \(path): \(FileProblem.describe(errno))") }
+        guard descriptor >= 0 else { throw RuntimeError("cannot read the API key file \(path): \(FileProblem.describe(errno, reading: true))") }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
@@ -69,7 +69,7 @@ extension Invocation {
         // At most a little more than a key's line is read, whatever the file holds.
         var buffer = [UInt8](repeating: 0, count: 4097)
         let count = read(descriptor, &buffer, buffer.count)
-        guard count >= 0 else { throw RuntimeError("cannot read the API key file \(path): \(FileProblem.describe(errno))") }
+        guard count >= 0 else { throw RuntimeError("cannot read the API key file \(path): \(FileProblem.describe(errno, reading: true))") }
         guard count <= 4096 else { throw RuntimeError("the API key file \(path) holds more than 4096 bytes; a key is one short line") }
         let data = Data(buffer[0..<count])
         let key = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first

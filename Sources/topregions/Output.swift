@@ -38,6 +38,13 @@ struct Output: Sendable {
         return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 100
     }
 
+    /// The width of the terminal stderr writes to (the progress line's).
+    var errorTerminalWidth: Int {
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return terminalWidth
+    }
+
     var terminalHeight: Int {
         var size = winsize()
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 { return Int(size.ws_row) }
@@ -75,6 +82,10 @@ struct Table {
     mutating func append(_ row: [String]) { rows.append(row.map(TerminalText.escape)) }
     mutating func heading(_ text: String) { headings[rows.count] = TerminalText.escape(text) }
 
+    /// The fewest columns free text shrinks to ("Caf…"): with ids and dates whole, a row of
+    /// Recents or regions still fits 40 columns.
+    static let narrowestText = 4
+
     /// The table's text; with `width`, free text shrinks to fit it.
     func text(width: Int?) -> String {
         let all = [columns.map(\.header)] + rows
@@ -83,7 +94,7 @@ struct Table {
             let gaps = 2 * (columns.count - 1)
             let shrinkable = columns.indices.filter { columns[$0].kind == .text }
             while widths.reduce(0, +) + gaps > width,
-                  let widest = shrinkable.max(by: { widths[$0] < widths[$1] }), widths[widest] > 6 {
+                  let widest = shrinkable.max(by: { widths[$0] < widths[$1] }), widths[widest] > Self.narrowestText {
                 widths[widest] -= 1
             }
         }

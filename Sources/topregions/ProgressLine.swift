@@ -14,9 +14,13 @@ final class ProgressLine: Sendable {
 
     private let state = Mutex(State())
     let isShown: Bool
+    /// Columns the line may take: one less than the terminal's, so that it never wraps
+    /// (a wrapped line leaves its first row behind at each redraw).
+    private let width: Int
 
     init(output: Output) {
         isShown = output.errorIsTerminal && !output.json && !output.quiet
+        width = max(10, output.errorTerminalWidth - 1)
     }
 
     /// Takes one progress event (from any of the pass's tasks).
@@ -42,7 +46,20 @@ final class ProgressLine: Sendable {
             state.shown = true
             return [state.pages, state.places, state.waiting].filter { !$0.isEmpty }.joined(separator: " · ")
         }
-        if let line { FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8)) }
+        if let line { FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.fitted(line, width: width)).utf8)) }
+    }
+
+    /// The line cut to `width` columns, with "…" where it was cut.
+    static func fitted(_ line: String, width: Int) -> String {
+        guard Table.displayWidth(line) > width else { return line }
+        var kept = "", used = 0
+        for character in line {
+            let columns = Table.width(of: character)
+            if used + columns > width - 1 { break }
+            kept.append(character)
+            used += columns
+        }
+        return kept + "…"
     }
 
     /// Clears the line (before the pass's result is printed).

@@ -58,9 +58,11 @@ extension Commands {
 
 /// A file-system failure in words.
 enum FileProblem {
-    static func describe(_ code: Int32) -> String {
+    /// `reading`: the file was to be read (a missing one is the file); else written (the
+    /// directory is what is missing).
+    static func describe(_ code: Int32, reading: Bool = false) -> String {
         switch code {
-        case ENOENT: return "no such directory"
+        case ENOENT: return reading ? "no such file" : "no such directory"
         case EACCES, EPERM: return "permission denied"
         case EROFS: return "read-only file system"
         case ENOSPC: return "no space left on the device"
