@@ -39,6 +39,7 @@ public actor ThumbnailLoader {
         let photo = FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server)
         downloads += 1
         let bytes = try await client.image(of: photo, size: .square)
+        guard !gallery.isReadOnly else { return bytes }  // given, not kept
         try await gallery.store.write { transaction in
             var thumbnail = ThumbnailRecord(bytes: [UInt8](bytes), fetchedAt: Date(), photoID: photoID)
             try transaction.upsert(&thumbnail, matching: ["photo_id"])

@@ -130,6 +130,27 @@ struct UserListsTests {
         #expect(try await server.requests().count == 1)
     }
 
+    @Test("A store opened read-only gives its stored thumbnails, and one fetched now without keeping it")
+    func readOnlyThumbnails() async throws {
+        let server = try FlickrTestServer()
+        let files = try FileManager.default.contentsOfDirectory(atPath: Expected.directory.appendingPathComponent("images").path)
+            .filter { $0.hasSuffix("_s.jpg") }.map { String($0.split(separator: "_")[0]) }
+        let stored = try await test.gallery.store.read { context in try context.fetch(PhotoRecord.self, where: Key("flickrID").isIn(files)) }
+        try #require(stored.count >= 2, "SampleData has thumbnails of two synced photos")
+        let first = try #require(stored[0].id), second = try #require(stored[1].id)
+        let bytes = try await ThumbnailLoader(gallery: test.gallery, client: serverClient(server)).thumbnail(photoID: first)
+        var configuration = StoreConfiguration()
+        configuration.access = .readOnly
+        let readOnly = try Gallery(path: test.directory.appendingPathComponent("store.sqlite").path, configuration: configuration)
+        defer { readOnly.close() }
+        let loader = ThumbnailLoader(gallery: readOnly, client: serverClient(server))
+        #expect(try await loader.thumbnail(photoID: first) == bytes)
+        let fetched = try await loader.thumbnail(photoID: second)
+        #expect(fetched.starts(with: [0xFF, 0xD8]))
+        let kept = try await test.gallery.store.read { try $0.count(FetchRequest(ThumbnailRecord.self)) }
+        #expect(kept == 1, "the read-only store kept nothing")
+    }
+
     @Test("The image cache is bounded, drops the least recently used, and names files safely")
     func imageCache() throws {
         let cache = try ImageCache(directory: test.directory.appendingPathComponent("images"), maximumBytes: 3_000)

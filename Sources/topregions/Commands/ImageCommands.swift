@@ -15,7 +15,9 @@ extension Commands {
         writesJSON: false
     ) { invocation in
         let (output, source) = (try outputFile(invocation), try invocation.imageSource())
-        let gallery = try invocation.openGallery(.write)
+        // A store this user cannot write still gives its stored thumbnails (and one fetched
+        // now, not kept).
+        let gallery = try invocation.openGallery(.read)
         defer { gallery.close() }
         return try writeBytes(try await gallery.thumbnail(flickrID: invocation.positional(0) ?? "", from: source), to: output, invocation.output)
     }
