@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "TopRegionsKit", targets: ["TopRegionsKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "GalleryAPI", targets: ["GalleryAPI"]),
+        .library(name: "PostgreSQL", targets: ["PostgreSQL"]),
         .executable(name: "topregions", targets: ["topregions"]),
         .executable(name: "topregions-bench", targets: ["topregions-bench"]),
     ],
@@ -21,6 +22,15 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "Store", dependencies: ["CSQLite"]),
+        // libpq, Debian's libpq-dev: the client of PostgreSQL stores.
+        .systemLibrary(
+            name: "CPostgreSQL",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // A connection to PostgreSQL: statements prepared once per connection, transactions
+        // retried on serialization failures, LISTEN/NOTIFY, advisory locks.
+        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"]),
         // libcurl, loaded with dlopen on the first HTTP request (its headers are needed to
         // build; the library only at run time, and only by processes that go online).
         .target(name: "CCurlTransfer", linkerSettings: [.linkedLibrary("dl")]),
@@ -30,7 +40,7 @@ let package = Package(
         .target(name: "ResultsController", dependencies: ["Store"]),
         // SHA-256 from libcrypto, loaded with dlopen: API tokens are kept only as hashes.
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr", "CDigest"]),
+        .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr", "CDigest", "PostgreSQL"]),
         // libmicrohttpd's header (the library itself is loaded with dlopen by CHTTPServer).
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -96,6 +106,10 @@ let package = Package(
         .testTarget(
             name: "GalleryAPITests",
             dependencies: ["GalleryAPI", "HTTPServer", "TopRegionsKit"]
+        ),
+        .testTarget(
+            name: "PostgreSQLTests",
+            dependencies: ["PostgreSQL", "TestSupport"]
         ),
         .testTarget(
             name: "StoreTests",

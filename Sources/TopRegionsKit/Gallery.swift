@@ -1,5 +1,6 @@
 import Flickr
 import Foundation
+import PostgreSQL
 import Store
 
 /// The product: a store of photos, photographers, places, regions, Recents and Favorites,
@@ -35,6 +36,13 @@ public final class Gallery: Sendable {
     /// missing one is `noStore`; one that cannot be opened is `storeUnavailable`, its
     /// message naming the cause and the path.
     public static func open(path: String, for use: Use) throws -> Gallery {
+        // Checked before anything touches the file system: such a "path" would otherwise
+        // become a directory named `postgresql:`.
+        if PostgresLocation.isURL(path) {
+            throw GalleryError(.storeUnavailable,
+                               "\(PostgresLocation.redacted(path)) is a PostgreSQL store, which this version of topregions cannot open yet",
+                               hint: "give a SQLite file path (docs/operations.md says where PostgreSQL support stands)")
+        }
         var configuration = StoreConfiguration()
         configuration.access = use == .create ? .readWriteCreate : .readWrite
         do {

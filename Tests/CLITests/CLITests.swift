@@ -52,10 +52,11 @@ final class Tool: @unchecked Sendable {
     }
 
     /// Runs the tool without `--store`, so that it finds its store itself.
-    func runWithoutStore(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Run {
+    func runWithoutStore(_ arguments: [String], environment extra: [String: String] = [:], inOwnDirectory: Bool = false) throws -> Run {
         let process = Process()
         process.executableURL = try Self.executable()
         process.arguments = arguments
+        if inOwnDirectory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         for (key, value) in extra { environment[key] = value }
         process.environment = environment

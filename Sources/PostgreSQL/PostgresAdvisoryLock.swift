@@ -1,0 +1,27 @@
+/// PostgreSQL's session-level advisory locks: held by a connection until it unlocks or
+/// ends, so a process that dies (or whose network goes) releases its locks with its
+/// connection, without anything left behind to clean up.
+extension PostgresConnection {
+    /// Takes the lock `key` if no other session holds it; true when this one now holds it.
+    public func tryAdvisoryLock(_ key: Int64) throws -> Bool {
+        try query("SELECT pg_try_advisory_lock($1) AS taken", [.integer(key)]).boolean(0, "taken") ?? false
+    }
+
+    /// Releases the lock `key`; false when this session did not hold it.
+    @discardableResult
+    public func advisoryUnlock(_ key: Int64) throws -> Bool {
+        try query("SELECT pg_advisory_unlock($1) AS released", [.integer(key)]).boolean(0, "released") ?? false
+    }
+
+    /// The server process of the session holding the lock `key`, or nil when none does.
+    public func advisoryLockHolder(_ key: Int64) throws -> Int32? {
+        // A bigint key is kept as two 32-bit halves: classid the high, objid the low.
+        let result = try query("""
+            SELECT pid FROM pg_locks
+            WHERE locktype = 'advisory' AND granted AND objsubid = 1
+              AND classid = (($1::bigint >> 32) & 4294967295)::oid AND objid = ($1::bigint & 4294967295)::oid
+            LIMIT 1
+            """, [.integer(key)])
+        return try result.rows.isEmpty ? nil : result.integer(0, "pid").map { Int32(truncatingIfNeeded: $0) }
+    }
+}

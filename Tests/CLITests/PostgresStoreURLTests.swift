@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+@Suite("A PostgreSQL store URL given to the tool")
+struct PostgresStoreURLTests {
+    @Test("is refused with the URL's password redacted, and creates nothing on disk",
+          arguments: [["--store", "postgresql://alice:hunter2@127.0.0.1:1/gallery", "regions"],
+                      ["--store", "POSTGRES://alice:hunter2@db/gallery", "sync", "--json"]])
+    func refusedWithoutTouchingFiles(arguments: [String]) throws {
+        let tool = try Tool()
+        let run = try tool.runWithoutStore(arguments, inOwnDirectory: true)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("PostgreSQL store"))
+        #expect(run.stderr.contains("alice:***@"))
+        #expect(!(run.stderr + run.stdout).contains("hunter2"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tool.directory.path) == [])
+    }
+
+    @Test("in TOPREGIONS_STORE is refused the same way")
+    func refusedFromTheEnvironment() throws {
+        let tool = try Tool()
+        let run = try tool.runWithoutStore(["regions"], environment: ["TOPREGIONS_STORE": "postgresql://bob:pw-secret@db/gallery"], inOwnDirectory: true)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("postgresql://bob:***@db/gallery"))
+        #expect(!run.stderr.contains("pw-secret"))
+    }
+}
