@@ -28,8 +28,10 @@ final class ChangeStreams: @unchecked Sendable {
     }
 
     /// Opens a stream on the list `key` (its hub made by `makeHub` when none is open) for a
-    /// client at `address`; 429 past the client's limit, 503 once closed.
+    /// client at `address`; 429 past the client's limit, 503 once closed. The stream ends
+    /// when `isAuthorised` no longer holds (asked before each batch and heartbeat).
     func open(_ key: String, for address: String, lastEventID: Int64?,
+              isAuthorised: @escaping @Sendable () -> Bool = { true },
               makeHub: () throws -> any ChangeStreamHub) throws -> EventStream {
         let stream = EventStream()
         try lock.withLock {
@@ -42,7 +44,7 @@ final class ChangeStreams: @unchecked Sendable {
             hubs[key] = hub
             streamsByAddress[address, default: 0] += 1
             stream.write(Self.retryAdvice)
-            hub.subscribe(stream, lastEventID: lastEventID)
+            hub.subscribe(stream, lastEventID: lastEventID, isAuthorised: isAuthorised)
         }
         stream.onClose { [weak self] in self?.closed(stream, key: key, address: address) }
         return stream

@@ -87,14 +87,21 @@ public final class GalleryAPI: HTTPHandler, Sendable {
             if required { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
             return nil
         }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard let token = Self.bearerToken(request) else {
             throw APIError.unauthorized("the Authorization header must be Bearer TOKEN")
         }
-        guard let user = try gallery.authenticate(token: parts[1].trimmingCharacters(in: .whitespaces)) else {
+        guard let user = try gallery.authenticate(token: token) else {
             throw APIError.unauthorized("the token is not valid (it may have been rotated)")
         }
         return user
+    }
+
+    /// The token of an `Authorization: Bearer TOKEN` header, or nil when there is none.
+    static func bearerToken(_ request: HTTPRequest) -> String? {
+        guard let header = request.header("Authorization") else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
     }
 
     /// A browser's write from another origin is refused unless that origin is allowed.

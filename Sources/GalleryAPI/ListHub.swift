@@ -14,6 +14,9 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
         let stream: EventStream
         /// The newest token the subscriber's view reflects: older batches are not sent.
         var through: Int64
+        /// Whether the subscriber may still follow the list (a user's list: the token it
+        /// opened with still names that user); asked before every batch and heartbeat.
+        let isAuthorised: @Sendable () -> Bool
     }
 
     private let list: LiveList<Row>
@@ -41,7 +44,7 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
 
     /// Starts a subscriber: writes its first events (a snapshot, or the batches after
     /// `lastEventID` when all of them are kept) and registers it for the next batches.
-    func subscribe(_ stream: EventStream, lastEventID: Int64?) {
+    func subscribe(_ stream: EventStream, lastEventID: Int64?, isAuthorised: @escaping @Sendable () -> Bool) {
         lock.withLock {
             var through: Int64
             // Every batch after `keptSince` is kept or not broadcast yet (and will be, past
@@ -54,7 +57,7 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
                 stream.write(snapshot.bytes)
                 through = snapshot.token
             }
-            subscribers[ObjectIdentifier(stream)] = Subscriber(stream: stream, through: through)
+            subscribers[ObjectIdentifier(stream)] = Subscriber(stream: stream, through: through, isAuthorised: isAuthorised)
         }
     }
 
@@ -64,8 +67,18 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
 
     /// Writes `bytes` (a comment) to every subscriber: keeps idle connections open through
     /// proxies, and finds clients that went away.
+    /// Subscribers no longer authorised are ended instead.
     func heartbeat(_ bytes: [UInt8]) {
-        for stream in lock.withLock({ subscribers.values.map(\.stream) }) { stream.write(bytes) }
+        for subscriber in lock.withLock({ Array(subscribers.values) }) {
+            if subscriber.isAuthorised() { subscriber.stream.write(bytes) } else { revoke(subscriber) }
+        }
+    }
+
+    /// Ends a subscriber whose token no longer names its user (rotated, or the user
+    /// removed): it hears nothing more of the list.
+    private func revoke(_ subscriber: Subscriber) {
+        _ = lock.withLock { subscribers.removeValue(forKey: ObjectIdentifier(subscriber.stream)) }
+        subscriber.stream.finish()
     }
 
     func close() {
@@ -84,7 +97,7 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
             return
         }
         guard let bytes = Self.encode(event, name: "batch") else { return }
-        lock.withLock {
+        let revoked = lock.withLock { () -> [Subscriber] in
             if keptSince == .max { keptSince = batch.token - 1 }
             kept.append((batch.token, bytes))
             if kept.count > LiveList<Row>.keptBatches {
@@ -92,11 +105,19 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
                 kept.removeFirst(kept.count - LiveList<Row>.keptBatches)
             }
             cachedSnapshot = nil
+            var revoked: [Subscriber] = []
             for (key, subscriber) in subscribers where subscriber.through < batch.token {
+                guard subscriber.isAuthorised() else {
+                    revoked.append(subscriber)
+                    continue
+                }
                 subscribers[key]?.through = batch.token
                 subscriber.stream.write(bytes)
             }
+            return revoked
         }
+        // Ended outside the lock: ending a stream calls back into `unsubscribe`.
+        revoked.forEach(revoke)
     }
 
     /// The list now, encoded; cached until the next batch.
@@ -121,7 +142,7 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
 /// What the registry needs of a hub, whatever its rows.
 protocol ChangeStreamHub: AnyObject, Sendable {
     var subscriberCount: Int { get }
-    func subscribe(_ stream: EventStream, lastEventID: Int64?)
+    func subscribe(_ stream: EventStream, lastEventID: Int64?, isAuthorised: @escaping @Sendable () -> Bool)
     func unsubscribe(_ stream: EventStream)
     func heartbeat(_ bytes: [UInt8])
     func close()

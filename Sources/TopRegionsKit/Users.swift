@@ -51,7 +51,7 @@ extension Gallery {
             guard try Self.userRecord(named: name, in: transaction) == nil else {
                 throw GalleryError(.alreadyExists, "a user is already called \(name)", hint: "a new token: topregions users token \(name) --rotate")
             }
-            var record = UserRecord(name: name, tokenHash: token.hash, createdAt: date)
+            var record = UserRecord(id: try Self.newUserID(in: transaction), name: name, tokenHash: token.hash, createdAt: date)
             try transaction.insert(&record)
             guard let user = GalleryUser(record) else { throw GalleryError(.invalidArgument, "user \(name) was not stored") }
             return user
@@ -101,11 +101,26 @@ extension Gallery {
     /// The local user, created when missing.
     static func localUser(in transaction: Transaction) throws -> GalleryUser {
         if let user = try userRecord(named: GalleryUser.localName, in: transaction).flatMap(GalleryUser.init) { return user }
-        var record = UserRecord(name: GalleryUser.localName, tokenHash: nil, createdAt: Date())
+        var record = UserRecord(id: try newUserID(in: transaction), name: GalleryUser.localName, tokenHash: nil, createdAt: Date())
         try transaction.insert(&record)
         guard let user = GalleryUser(record) else { throw GalleryError(.invalidArgument, "the local user was not stored") }
         return user
     }
+
+    /// An id no user has ever had. A user's id names their lists' change streams and
+    /// history, so a removed user's id given to a new user would hand the new user's Recents
+    /// to whoever still follows (or resumes) the old user's streams. The highest id given is
+    /// kept as a setting, since SQLite gives a deleted highest rowid again.
+    static func newUserID(in transaction: Transaction) throws -> Int64 {
+        let stored = try transaction.scalar("SELECT max(id) FROM \"User\"")?.int64 ?? 0
+        let given = try transaction.scalar("SELECT value FROM Setting WHERE key = ?", [.text(lastUserIDKey)])?.string.flatMap { Int64($0) } ?? 0
+        let id = max(stored, given) + 1
+        try transaction.execute("INSERT INTO Setting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                                [.text(lastUserIDKey), .text(String(id))])
+        return id
+    }
+
+    static let lastUserIDKey = "users.lastID"
 
     /// Lowercase ASCII letters, digits, `.`, `_`, `-`, starting with a letter or digit, 1 to 64.
     static func checkUserName(_ name: String) throws {

@@ -344,6 +344,59 @@ class LiveListTests(ServedGallery):
         self.assertEqual(stale.events[0]["event"], "snapshot", "a token from before the list's history: a fresh snapshot")
         self.assertError(self.server.request("GET", "/api/recents/changes", token=token, headers={"Last-Event-ID": "x"}), 400)
 
+    def test_a_rotated_token_ends_its_open_stream_before_any_new_row(self):
+        token = self.workspace.add_user("ivan")
+        photos = self._photos()
+        stream = EventStream(self.server, "/api/favorites/changes", token=token)
+        self.addCleanup(stream.close)
+        self.assertTrue(stream.wait_for(lambda events: len(events) >= 1))
+        new = self.workspace.json("users", "token", "ivan", "--rotate")["token"]
+        status, _, body = self.server.request("POST", "/api/favorites", body={"id": photos[0]}, token=new)
+        self.assertIn(status, (200, 201), body)
+        self.assertTrue(stream.ended.wait(20), "the stream opened with the old token ends")
+        self.assertEqual([event["event"] for event in stream.events], ["snapshot"], "it carried nothing after the rotation")
+
+    def test_a_removed_users_streams_and_history_never_reach_a_new_user(self):
+        carol = self.workspace.add_user("carol2")
+        photos = self._photos()
+        stream = EventStream(self.server, "/api/recents/changes", token=carol)
+        self.addCleanup(stream.close)
+        self.assertTrue(stream.wait_for(lambda events: len(events) >= 1))
+        self.server.request("POST", f"/api/photos/{photos[1]}/view", token=carol)
+        self.assertTrue(stream.wait_for(lambda events: len(events) >= 2))
+        last_id = int(stream.events[-1]["id"])
+        self.workspace.run("users", "remove", "carol2", check=True)
+        dave = self.workspace.add_user("dave2")
+        self.server.request("POST", f"/api/photos/{photos[2]}/view", token=dave)
+        self.assertTrue(stream.ended.wait(20), "the removed user's stream ends")
+        seen = [row["id"] for event in stream.events for row in self._rows(event["data"])]
+        self.assertNotIn(photos[2], seen, "the new user's view never reached the removed user's stream")
+        resumed = EventStream(self.server, "/api/recents/changes", token=dave, last_event_id=last_id)
+        self.addCleanup(resumed.close)
+        self.assertTrue(resumed.wait_for(lambda events: len(events) >= 1))
+        self.assertEqual(resumed.events[0]["event"], "snapshot", "another user's event id resumes nothing")
+        self.assertEqual([row["id"] for row in self._rows(resumed.events[0]["data"])], [photos[2]])
+
+    def _photos(self):
+        region = self.server.get_json("/api/regions?limit=1")[0]
+        return [photo["id"] for photo in self.server.get_json(f"/api/regions/{region['id']}/photos")]
+
+    @staticmethod
+    def _rows(data):
+        """Every row an event carries, wherever it sits in the event."""
+        found = []
+        def walk(value):
+            if isinstance(value, dict):
+                if "id" in value and "title" in value:
+                    found.append(value)
+                for item in value.values():
+                    walk(item)
+            elif isinstance(value, list):
+                for item in value:
+                    walk(item)
+        walk(data)
+        return found
+
     def test_streams_per_client_address_are_limited(self):
         server = Server(self.workspace, "--max-streams-per-address", "2")
         self.addCleanup(server.stop)
