@@ -74,6 +74,33 @@ const char *tr_http_load_error(void) {
     return load_error;
 }
 
+static int hex_value(char digit) {
+    if (digit >= '0' && digit <= '9') return digit - '0';
+    if (digit >= 'a' && digit <= 'f') return digit - 'a' + 10;
+    if (digit >= 'A' && digit <= 'F') return digit - 'A' + 10;
+    return -1;
+}
+
+// Percent-decoding of the path and of each query value, in place. As libmicrohttpd's own,
+// except that "%00" stays as written: decoded, it would end the C string there, and
+// "/api/photos/1%00/thumbnail" would be served as "/api/photos/1".
+static size_t unescape_keeping_nul(void *context, struct MHD_Connection *connection, char *text) {
+    (void)context;
+    (void)connection;
+    char *read = text, *write = text;
+    while (*read != '\0') {
+        int high, low;
+        if (read[0] == '%' && (high = hex_value(read[1])) >= 0 && (low = hex_value(read[2])) >= 0 && (high | low) != 0) {
+            *write++ = (char)(high * 16 + low);
+            read += 3;
+        } else {
+            *write++ = *read++;
+        }
+    }
+    *write = '\0';
+    return (size_t)(write - text);
+}
+
 struct MHD_Daemon *tr_http_start(const struct sockaddr *address, const tr_http_limits *limits,
                                  MHD_AccessHandlerCallback handler, void *handler_context,
                                  MHD_RequestCompletedCallback completed, void *completed_context,
@@ -96,6 +123,7 @@ struct MHD_Daemon *tr_http_start(const struct sockaddr *address, const tr_http_l
         {MHD_OPTION_THREAD_POOL_SIZE, limits->threads > 1 ? limits->threads : 0, NULL},
         {MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
+        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape_keeping_nul, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_context},
         {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, notify_context},
         {MHD_OPTION_END, 0, NULL},

@@ -120,6 +120,12 @@ public final class HTTPServer: @unchecked Sendable {
             requestsInFlight += 1
             lock.unlock()
             watch.requestStarted(connection)
+            // A body declared too large is refused before any of it is read.
+            if let declared = Self.headers(connection)["content-length"],
+               let length = Int(declared.trimmingCharacters(in: .whitespaces)), length > limits.bodyBytes {
+                return queue(handler.refusal(status: 413, message: "the request's body is larger than \(limits.bodyBytes) bytes"),
+                             on: connection, state: state)
+            }
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()

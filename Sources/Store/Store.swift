@@ -43,6 +43,7 @@ public final class Store: Sendable {
         let readOnly = configuration.access == .readOnly
         let (writer, openPath) = try StoreOpening.open(path, readOnly: readOnly, busyMilliseconds: busyMilliseconds)
         let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        try StoreOpening.refuseForeignDatabase(writer, path: path, create: configuration.access == .readWriteCreate)
         try StoreOpening.refuseNewerSchema(writer, migrator: migrator, path: path)
         if readOnly {
             try StoreOpening.refuseMigrationNeeded(writer, migrator: migrator, path: path)

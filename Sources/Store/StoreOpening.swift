@@ -26,6 +26,22 @@ enum StoreOpening {
     }
 
     /// Refuses a store that has applied migrations this program does not know.
+    /// Refuses a file that is not a store: a SQLite database with tables of its own and no
+    /// store tables (another program's), which migrating would fill with ours; and, unless
+    /// the store may be created, an empty database (a file someone made with `touch`).
+    /// Either is left untouched.
+    static func refuseForeignDatabase(_ connection: Connection, path: String, create: Bool) throws {
+        let isStore = try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'store_migrations'")?.int64 ?? 0
+        guard isStore == 0 else { return }
+        let tables = try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")?.int64 ?? 0
+        if tables > 0 {
+            throw StoreError(.notADatabase, "\(path) is a SQLite database of another program's, not a store (it has tables of its own); it was left untouched")
+        }
+        if !create {
+            throw StoreError(.notFound, "no store at \(path) (the file is an empty database)")
+        }
+    }
+
     static func refuseNewerSchema(_ connection: Connection, migrator: Migrator, path: String) throws {
         let applied = try appliedMigrations(connection)
         let known = Set(migrator.names)

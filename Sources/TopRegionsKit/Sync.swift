@@ -260,7 +260,7 @@ extension Gallery {
                 return SyncFailure(isTemporary: false, message: "\(error)", source: "SampleData", hint: nil)
             default:
                 return SyncFailure(isTemporary: error.isTransient, message: "\(error)", source: host,
-                                   hint: error.isTransient ? "try again later; the daemon does" : nil)
+                                   hint: error.isTransient ? "try again later (a daemon tries again at its next pass)" : nil)
             }
         }
         if let error = error as? StoreError {

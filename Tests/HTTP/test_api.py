@@ -94,6 +94,39 @@ class CatalogueTests(ServedGallery):
         self.assertError(self.server.request("POST", "/api/favorites", body=b"{" + b" " * 70_000 + b"}", token=token,
                                              headers={"Content-Type": "application/json"}), 413)
 
+    def test_a_body_declared_too_large_is_413_before_it_is_sent(self):
+        token = self.workspace.add_user("declared")
+        connection = self.server.connection(timeout=10)
+        connection.putrequest("POST", "/api/favorites")
+        connection.putheader("Authorization", f"Bearer {token}")
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Content-Length", "999999999")
+        connection.endheaders(b"{}")
+        started = time.monotonic()
+        response = connection.getresponse()
+        self.assertEqual(response.status, 413)
+        self.assertLess(time.monotonic() - started, 5, "answered at once, not after the idle timeout")
+        self.assertEqual(json.loads(response.read())["error"]["code"], "too_large")
+        connection.close()
+
+    def test_an_encoded_nul_is_never_cut_off(self):
+        region = self.server.get_json("/api/regions?limit=1")[0]
+        photo = self.server.get_json(f"/api/regions/{region['id']}/photos")[0]["id"]
+        for path in (f"/api/photos/{photo}%00/thumbnail", "/api/status%00", f"/api/photos/{photo}%00"):
+            status, _, _ = self.server.request("GET", path)
+            self.assertEqual(status, 404, path)
+        self.assertError(self.server.request("GET", "/api/regions?limit=1%00abc"), 400)
+
+    def test_secret_looking_query_values_are_not_logged(self):
+        self.server.request("GET", "/api/status?apikey=S4&api-key=S3&auth=S6&sig=S2&session=S8&access_token=S9")
+        deadline = time.monotonic() + 5
+        while "apikey=" not in self.server.log_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        log = self.server.log_text()
+        self.assertIn("apikey=REDACTED", log)
+        for secret in ("S4", "S3", "S6", "S2", "S8", "S9"):
+            self.assertNotIn(f"={secret}", log)
+
     def test_headers_too_large_are_refused_and_the_server_lives_on(self):
         status, _, _ = self.server.request("GET", "/api/regions", headers={"X-Filler": "x" * 40_000})
         self.assertIn(status, (413, 431))

@@ -37,6 +37,39 @@ struct StoreOpeningTests {
         #expect(applied == ["testSchema.v1"])
     }
 
+    @Test("Another program's SQLite database is refused and left untouched, whether or not the store may be created")
+    func foreignDatabaseRefused() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.db")
+        var handle: OpaquePointer?
+        #expect(sqlite3_open(path, &handle) == SQLITE_OK)
+        #expect(sqlite3_exec(handle, "CREATE TABLE notes (x); INSERT INTO notes VALUES (1)", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(handle)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        for access in [StoreConfiguration.Access.readWriteCreate, .readWrite] {
+            var configuration = StoreConfiguration()
+            configuration.access = access
+            let error = #expect(throws: StoreError.self) { _ = try TestSchema.openStore(at: path, configuration: configuration) }
+            #expect(error?.kind == .notADatabase)
+            #expect(error?.message.contains("another program") == true)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test("An empty file is no store to open, but may become one when the store may be created")
+    func emptyFileIsNoStore() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        var configuration = StoreConfiguration()
+        configuration.access = .readWrite
+        let error = #expect(throws: StoreError.self) { _ = try TestSchema.openStore(at: path, configuration: configuration) }
+        #expect(error?.kind == .notFound)
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue == 0)
+        let store = try TestSchema.openStore(at: path)
+        #expect(try store.read { try $0.rows("SELECT name FROM store_migrations").count } == 1)
+    }
+
     @Test("A file that is not a SQLite database is refused and left untouched")
     func notADatabase() throws {
         let directory = try TemporaryDirectory()

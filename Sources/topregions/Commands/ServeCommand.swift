@@ -144,10 +144,18 @@ final class StopSignal: @unchecked Sendable {
 extension DaemonLog {
     /// One line per request: method, path (query values of secret-looking names hidden),
     /// status, bytes, milliseconds, client; every value escaped.
+    /// A query parameter whose name suggests a credential (`token`, `apikey`, `api-key`,
+    /// `auth`, `sig`, `session` …): its value is not logged. The API itself takes none, so
+    /// erring on the side of hiding costs nothing.
+    static func looksSecret(_ name: String) -> Bool {
+        let folded = name.lowercased().filter { $0.isLetter }
+        let words = ["token", "key", "secret", "passw", "auth", "sig", "session", "bearer", "credential", "cookie", "jwt"]
+        return words.contains { folded.contains($0) }
+    }
+
     func request(_ record: HTTPRequestRecord) {
-        let secret: Set<String> = ["token", "access_token", "api_key", "key", "password", "secret"]
         let query = record.arguments.map { argument in
-            argument.name + (argument.value.map { "=" + (secret.contains(argument.name.lowercased()) ? "REDACTED" : $0) } ?? "")
+            argument.name + (argument.value.map { "=" + (Self.looksSecret(argument.name) ? "REDACTED" : $0) } ?? "")
         }.joined(separator: "&")
         self("info", "request", [("method", record.method), ("path", record.path + (query.isEmpty ? "" : "?" + query)),
                                  ("status", record.status), ("bytes", record.bytes),
