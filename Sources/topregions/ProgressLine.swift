@@ -8,6 +8,8 @@ import TopRegionsKit
 final class ProgressLine: Sendable {
     private struct State {
         var pages = "", places = "", waiting = ""
+        /// The wait in a few words, for a line too narrow for `waiting`.
+        var shortWaiting = ""
         var lastDrawn = Date.distantPast
         var shown = false
     }
@@ -31,20 +33,28 @@ final class ProgressLine: Sendable {
             case .pages(let read, let of, let stored):
                 state.pages = "pages \(read)/\(of) · \(plural(stored, "photo")) stored"
                 state.waiting = ""
+                state.shortWaiting = ""
             case .places(let answered, let of):
                 state.places = "places \(answered)/\(of)"
                 state.waiting = ""
+                state.shortWaiting = ""
             case .waitingForRateLimit(let seconds, let limit):
-                state.waiting = "waiting for the rate limit (\(limit.formatted()) calls/h): next call in \(String(format: "%.1f", seconds)) s"
+                let next = String(format: "%.1f", seconds)
+                state.waiting = "waiting for the rate limit (\(limit.formatted()) calls/h): next call in \(next) s"
+                state.shortWaiting = "rate limit \(limit.formatted())/h: next call in \(next) s"
             case .waitingForLock(let pid):
                 state.waiting = "waiting for another sync" + (pid.map { " (pid \($0))" } ?? "")
+                state.shortWaiting = state.waiting
             }
             let now = Date()
             // At most ten redraws a second; a wait is always shown.
             guard now.timeIntervalSince(state.lastDrawn) >= 0.1 || !state.waiting.isEmpty else { return nil }
             state.lastDrawn = now
             state.shown = true
-            return [state.pages, state.places, state.waiting].filter { !$0.isEmpty }.joined(separator: " · ")
+            let full = [state.pages, state.places, state.waiting].filter { !$0.isEmpty }.joined(separator: " · ")
+            guard Table.displayWidth(full) > width, !state.shortWaiting.isEmpty else { return full }
+            // Too narrow: what holds the pass goes first, so that a cut takes the counters.
+            return [state.shortWaiting, state.pages, state.places].filter { !$0.isEmpty }.joined(separator: " · ")
         }
         if let line { FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.fitted(line, width: width)).utf8)) }
     }

@@ -33,6 +33,24 @@ struct SyncReport: Encodable {
     var notes: [String]
     var error: Failure?
 
+    /// The report of a pass that never ran: the store could not be opened, another sync
+    /// holds it, the key file cannot be read.
+    init(failureBeforeThePass error: Error) {
+        result = "failed"
+        photos = Photos(new: 0, updated: 0)
+        places = Places(resolved: 0, pending: 0, failed: 0)
+        calls = 0
+        seconds = 0
+        recordsSkipped = 0
+        futureDatesIgnored = 0
+        placesLeftAtDeadline = 0
+        notes = []
+        let galleryError = error as? GalleryError
+        self.error = Failure(message: galleryError?.message ?? ExitStatus.message(error),
+                             kind: ExitStatus.of(error) == ExitStatus.temporaryFailure ? "temporary" : "permanent",
+                             source: nil, hint: galleryError?.hint)
+    }
+
     init(_ result: SyncResult) {
         self.result = result.outcome.rawValue
         photos = Photos(new: result.photosNew, updated: result.photosUpdated)
@@ -73,6 +91,17 @@ extension Commands {
                    Example(arguments: ["sync", "--json", "--pages", "2"], explanation: "read at most two pages; the result as JSON")],
         discussion: "Exit status 75 when another sync holds the store, or the source failed for a reason that may pass (try again later); 1 for a failure that will not."
     ) { invocation in
+        // With --json, a pass that cannot start still answers with the report's shape.
+        do {
+            return try await runSync(invocation)
+        } catch let error where invocation.output.json && !(error is UsageError) {
+            try invocation.output.emit(SyncReport(failureBeforeThePass: error))
+            invocation.output.diagnostic("topregions: " + ExitStatus.message(error))
+            return ExitStatus.of(error)
+        }
+    }
+
+    private static func runSync(_ invocation: Invocation) async throws -> Int32 {
         let source = try invocation.source()
         let options = try invocation.syncOptions()
         let gallery = try invocation.openGallery(.create)

@@ -109,17 +109,15 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     /// A detached shell that waits for this process to end, then stops the server at once
     /// and removes its directory. Its output goes nowhere, so it holds no pipe of the test
-    /// runner open.
+    /// runner open. Started through a shell that backgrounds it and exits (reaped here), not
+    /// through Foundation's Process: this runs inside a `static let`'s one-time
+    /// initialisation, where Foundation's first Process sets up the child monitor that every
+    /// later `waitUntilExit` in the test process depends on, and was seen to leave it stuck.
     private static func startWatchdog(programs: String, directory: String) {
         let stopCommand = (getuid() == 0 ? "runuser -u postgres -- " : "") + "\"$2/pg_ctl\" -D \"$3/data\" -m immediate -w stop"
-        let script = "while kill -0 \"$1\" 2>/dev/null; do sleep 0.5; done; \(stopCommand); rm -rf \"$3\""
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        watchdog.arguments = ["/bin/sh", "-c", script, "watchdog", String(getpid()), programs, directory]
-        watchdog.standardInput = FileHandle.nullDevice
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
-        try? watchdog.run()
+        let watchdog = "while kill -0 \"$1\" 2>/dev/null; do sleep 0.5; done; \(stopCommand) >/dev/null 2>&1; rm -rf \"$3\""
+        let launcher = "setsid /bin/sh -c '\(watchdog.replacingOccurrences(of: "'", with: "'\\''"))' watchdog \"$1\" \"$2\" \"$3\" </dev/null >/dev/null 2>&1 &"
+        _ = run(["/bin/sh", "-c", launcher, "launcher", String(getpid()), programs, directory])
     }
 
     private static func freePort() throws -> Int {
