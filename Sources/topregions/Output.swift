@@ -86,28 +86,44 @@ struct Table {
     /// Recents or regions still fits 40 columns.
     static let narrowestText = 4
 
-    /// The table's text; with `width`, free text shrinks to fit it.
+    /// The table's text; with `width`, free text shrinks to fit it, and when even the
+    /// narrowest free text does not fit, free-text columns after the first are left out
+    /// (the last first), so that keys stay whole on one line.
     func text(width: Int?) -> String {
         let all = [columns.map(\.header)] + rows
         var widths = columns.indices.map { column in all.map { Self.displayWidth($0[column]) }.max() ?? 0 }
+        var shown = Array(columns.indices)
         if let width {
-            let gaps = 2 * (columns.count - 1)
-            let shrinkable = columns.indices.filter { columns[$0].kind == .text }
-            while widths.reduce(0, +) + gaps > width,
-                  let widest = shrinkable.max(by: { widths[$0] < widths[$1] }), widths[widest] > Self.narrowestText {
-                widths[widest] -= 1
+            shrink(&widths, shown: shown, toFit: width)
+            let droppable = columns.indices.filter { columns[$0].kind == .text }.dropFirst().reversed()
+            for column in droppable where Self.totalWidth(widths, shown) > width {
+                shown.removeAll { $0 == column }
             }
         }
         var lines: [String] = []
         for (index, row) in all.enumerated() {
             if index > 0, let heading = headings[index - 1] { lines.append(heading) }
-            let cells = row.indices.map { column -> String in
+            let cells = shown.map { column -> String in
                 let cell = columns[column].kind == .text ? Self.truncate(row[column], to: widths[column]) : row[column]
                 return columns[column].kind == .number ? Self.padLeft(cell, to: widths[column]) : Self.pad(cell, to: widths[column])
             }
             lines.append(cells.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Shrinks the widest free-text column, one column at a time, down to `narrowestText`.
+    private func shrink(_ widths: inout [Int], shown: [Int], toFit width: Int) {
+        let shrinkable = shown.filter { columns[$0].kind == .text }
+        while Self.totalWidth(widths, shown) > width,
+              let widest = shrinkable.max(by: { widths[$0] < widths[$1] }), widths[widest] > Self.narrowestText {
+            widths[widest] -= 1
+        }
+    }
+
+    /// The columns' widths and the two-space gaps between them.
+    private static func totalWidth(_ widths: [Int], _ shown: [Int]) -> Int {
+        shown.map { widths[$0] }.reduce(0, +) + 2 * max(0, shown.count - 1)
     }
 
     /// Columns a string takes on a terminal: East Asian wide and emoji characters take two.

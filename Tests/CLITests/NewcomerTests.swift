@@ -138,6 +138,7 @@ struct NewcomerTests {
             let fields = row.split(separator: " ", omittingEmptySubsequences: true)
             #expect(fields.first?.count == 11 && fields.first?.allSatisfy(\.isNumber) == true, "an id is whole: \(row)")
             #expect(fields.last.map { $0.count == 20 && $0.hasSuffix("Z") } == true, "a date is whole: \(row)")
+            #expect(row.count <= 40, "a row fits 40 columns, not wrapping: \(row)")
         }
         #expect(narrow.output.contains("…"), "titles shrink to fit")
         let recents = try onTerminal(tool, columns: 40, ["recents"])
@@ -160,6 +161,8 @@ struct NewcomerTests {
         #expect(quick.output.contains("\r\u{1B}[K"), "the line is redrawn in place")
         let held = try onTerminal(tool, columns: 120, killAfter: "waiting for the rate limit", ["sync", "--rate-limit", "2"] + source)
         #expect(held.output.contains("waiting for the rate limit (2 calls/h): next call in"), "\(held.output)")
+        let narrow = try onTerminal(tool, columns: 60, killAfter: "next call in", ["sync", "--rate-limit", "2"] + source)
+        #expect(narrow.output.contains("rate limit 2/h: next call in"), "on a narrow terminal the wait comes first, whole: \(narrow.output)")
         let quiet = try onTerminal(tool, columns: 120, ["sync", "--quiet", "--rate-limit", "none"] + source)
         #expect(!quiet.output.contains("pages 1/"), "\(quiet.output)")
         let piped = try tool.run(["sync", "--rate-limit", "none"] + source)
