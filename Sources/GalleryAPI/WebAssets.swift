@@ -24,6 +24,27 @@ function headers(extra = {}) {
   return sent;
 }
 
+/**
+ * An image of the API. An <img> cannot send a token, so on a private server (serve
+ * --private) its first load fails with 401: the image is then fetched with the token and
+ * shown from a blob URL, once (lazy loading still decides when the first load happens).
+ */
+function apiImage(path, attributes) {
+  const image = element('img', { src: path, ...attributes });
+  image.addEventListener('error', async () => {
+    if (!token() || image.dataset.fetched) return;
+    image.dataset.fetched = 'true';
+    try {
+      const response = await fetch(path, { headers: headers() });
+      if (!response.ok) return;
+      const url = URL.createObjectURL(await response.blob());
+      image.addEventListener('load', () => URL.revokeObjectURL(url), { once: true });
+      image.src = url;
+    } catch (_) { /* the image stays broken; its alt text shows */ }
+  });
+  return image;
+}
+
 class APIError extends Error {
   constructor(status, code, message) {
     super(message);
@@ -238,7 +259,7 @@ function regionRow(region) {
 
 function photoCell(photo) {
   return [element('a', { href: `/photos/${encodeURIComponent(photo.id)}`, 'data-link': true },
-    element('img', { src: `/api/photos/${encodeURIComponent(photo.id)}/thumbnail`, alt: photo.title, loading: 'lazy', width: 75, height: 75 }),
+    apiImage(`/api/photos/${encodeURIComponent(photo.id)}/thumbnail`, { alt: photo.title, loading: 'lazy', width: 75, height: 75 }),
     element('span', { class: 'title', text: photo.title }),
     element('span', { class: 'subtitle', text: photo.subtitle }))];
 }
@@ -362,7 +383,7 @@ async function showPhoto(id) {
   detailPane.replaceChildren(back, element('article', { class: 'photo', 'data-id': photo.id },
     element('h2', { text: photo.title, id: 'detail-heading' }),
     photo.subtitle ? element('p', { class: 'subtitle', text: photo.subtitle }) : null,
-    element('img', { src: `/api/photos/${encodeURIComponent(photo.id)}/image`, alt: photo.title, class: 'large' }),
+    apiImage(`/api/photos/${encodeURIComponent(photo.id)}/image`, { alt: photo.title, class: 'large' }),
     element('dl', {},
       element('dt', { text: 'Photographer' }), element('dd', { text: photo.photographer || 'Unknown' }),
       element('dt', { text: 'Place' }), element('dd', { text: place || 'Unknown' }),

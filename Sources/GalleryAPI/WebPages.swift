@@ -18,7 +18,7 @@ extension GalleryAPI {
     }
 
     /// No inline script or style, nothing from elsewhere, never framed.
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     func page(_ request: HTTPRequest) throws -> HTTPResponse? {

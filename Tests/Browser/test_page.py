@@ -256,5 +256,23 @@ class PageTests(unittest.TestCase):
         self.assertFalse(self.driver.execute_script("return document.body.classList.contains('reconnecting')"))
 
 
+    def test_7_a_private_server_s_images_load_with_the_token(self):
+        # An <img> sends no token: on a private server the page fetches the image with it.
+        port = self.server.port
+        self.server.stop()
+        type(self).server = Server(self.workspace, "--private", listen=f"127.0.0.1:{port}")
+        self.addCleanup(self.server.stop)
+        with_image = {name.split("_")[0] for name in os.listdir(os.path.join(ROOT, "SampleData", "images")) if name.endswith("_b.jpg")}
+        synced = [photo["id"] for region in self.api("/api/regions?limit=1000") for photo in self.api(f"/api/regions/{region['id']}/photos")]
+        photo = next((photo for photo in synced if photo in with_image), None)
+        if photo is None:
+            self.skipTest("no synced photo has a SampleData image")
+        self.open(f"/photos/{photo}")
+        self.sign_in()
+        self.open(f"/photos/{photo}")
+        self.wait(lambda driver: driver.execute_script("const image = document.querySelector('img.large'); return image && image.naturalWidth > 0"),
+                  message="the large image loads on a private server")
+        self.assertIn(f"path=/api/photos/{photo}/image status=200", self.server.log_text())
+
 if __name__ == "__main__":
     unittest.main()
