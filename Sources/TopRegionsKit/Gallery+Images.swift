@@ -33,16 +33,21 @@ extension Gallery {
     public func image(flickrID: String, from source: ImageSource, cacheDirectory: URL) async throws -> Data {
         let id = try photoRowID(flickrID: flickrID)
         let cache = try ImageCache(directory: cacheDirectory)
-        if let cached = try cache.data(flickrID: flickrID, size: .large) { return cached }
         guard let record = try await store.read({ try $0.fetchOne(PhotoRecord.self, id: id) }) else {
             throw GalleryError(.notFound, "no photo has id \(flickrID)")
         }
+        // One cache serves every store of the user: an image is kept under where it came
+        // from (this store, the image base, the photo's secret), so that what one server
+        // sent for an id is never given for another store's photo of that id.
+        let origin = [path ?? "", source.imageBase?.absoluteString ?? "", record.secret ?? "", record.server ?? ""].joined(separator: "\n")
+        let originKey = String(try APIToken.hash(origin).prefix(16))
+        if let cached = try cache.data(flickrID: flickrID, size: .large, origin: originKey) { return cached }
         let client = try imageClient(source)
         let data = try await imageErrors(flickrID, client: client) {
             try await client.client.image(of: FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server,
                                                          farm: record.farm.map(Int.init)), size: .large)
         }
-        try cache.store(data, flickrID: flickrID, size: .large)
+        try cache.store(data, flickrID: flickrID, size: .large, origin: originKey)
         return data
     }
 

@@ -86,25 +86,29 @@ public struct ImageCache: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
-    /// The file for a photo id; throws for an id that is not a Flickr id (digits).
-    public func fileURL(flickrID: String, size: PhotoSize) throws -> URL {
+    /// The file for a photo id and, when given, the key of where its image came from (hex
+    /// digits); throws for an id that is not a Flickr id (digits) or a key that is not hex.
+    public func fileURL(flickrID: String, size: PhotoSize, origin: String = "") throws -> URL {
         guard !flickrID.isEmpty, flickrID.count <= 32, flickrID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw GalleryError(.invalidArgument, "\"\(flickrID)\" is not a Flickr photo id (digits only)")
         }
-        return directory.appendingPathComponent("\(flickrID)_\(size.rawValue).img")
+        guard origin.count <= 64, origin.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {
+            throw GalleryError(.invalidArgument, "\"\(origin)\" is not an image origin key (hex digits)")
+        }
+        return directory.appendingPathComponent(origin.isEmpty ? "\(flickrID)_\(size.rawValue).img" : "\(flickrID)_\(origin)_\(size.rawValue).img")
     }
 
     /// The cached bytes, marking them used; nil when not cached.
-    public func data(flickrID: String, size: PhotoSize) throws -> Data? {
-        let url = try fileURL(flickrID: flickrID, size: size)
+    public func data(flickrID: String, size: PhotoSize, origin: String = "") throws -> Data? {
+        let url = try fileURL(flickrID: flickrID, size: size, origin: origin)
         guard let data = try? Data(contentsOf: url) else { return nil }
         try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: url.path)
         return data
     }
 
     /// Keeps the bytes, then drops the least recently used files until the total fits.
-    public func store(_ data: Data, flickrID: String, size: PhotoSize) throws {
-        let url = try fileURL(flickrID: flickrID, size: size)
+    public func store(_ data: Data, flickrID: String, size: PhotoSize, origin: String = "") throws {
+        let url = try fileURL(flickrID: flickrID, size: size, origin: origin)
         try data.write(to: url, options: .atomic)
         try evict()
     }

@@ -165,6 +165,13 @@ struct UserListsTests {
         #expect(try cache.data(flickrID: "1000", size: .large) != nil)
         #expect(try cache.data(flickrID: "1001", size: .large) == nil, "the least recently used went first")
         #expect { try cache.fileURL(flickrID: "../../etc/passwd", size: .large) } throws: { "\($0)".contains("not a Flickr photo id") }
+        // Where an image came from is part of its key: one server's bytes for an id are
+        // never another origin's.
+        #expect(try cache.fileURL(flickrID: "1000", size: .large, origin: "0a1b") != cache.fileURL(flickrID: "1000", size: .large, origin: "2c3d"))
+        try cache.store(Data([1, 2, 3]), flickrID: "3000", size: .large, origin: "0a1b")
+        #expect(try cache.data(flickrID: "3000", size: .large, origin: "2c3d") == nil)
+        #expect(try cache.data(flickrID: "3000", size: .large, origin: "0a1b") == Data([1, 2, 3]))
+        #expect { try cache.fileURL(flickrID: "1000", size: .large, origin: "../x") } throws: { "\($0)".contains("origin key") }
     }
 
     @Test("Pruning deletes old photos except Recents and Favorites, then what is left empty; counts stay exact")
