@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Closes connections whose client has not sent a whole request's head in time, counted
+/// Closes connections whose client has not sent a whole request (head and body) in time, counted
 /// from when it connected or its previous response ended. libmicrohttpd's own timeout only
 /// counts idle time, which a client sending one byte every few seconds resets forever.
 ///
@@ -16,7 +16,7 @@ import Glibc
 final class ConnectionWatch: @unchecked Sendable {
     private struct Clock {
         var socket: Int32
-        /// Waiting for a request since then; nil while a request is in progress.
+        /// Waiting for a whole request since then; nil once it has arrived, while it is served.
         var waitingSince: UInt64?
     }
 
@@ -49,7 +49,9 @@ final class ConnectionWatch: @unchecked Sendable {
         lock.unlock()
     }
 
-    func requestStarted(_ connection: OpaquePointer) {
+    /// The request's head and body have arrived: serving it (a change stream for hours)
+    /// is not a late request.
+    func requestReceived(_ connection: OpaquePointer) {
         lock.lock()
         clocks[connection]?.waitingSince = nil
         lock.unlock()

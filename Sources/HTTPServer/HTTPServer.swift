@@ -119,7 +119,6 @@ public final class HTTPServer: @unchecked Sendable {
             lock.lock()
             requestsInFlight += 1
             lock.unlock()
-            watch.requestStarted(connection)
             // A body declared too large is refused before any of it is read.
             if let declared = Self.headers(connection)["content-length"],
                let length = Int(declared.trimmingCharacters(in: .whitespaces)), length > limits.bodyBytes {
@@ -141,6 +140,7 @@ public final class HTTPServer: @unchecked Sendable {
             uploadSize.pointee = 0
             return .YES
         }
+        watch.requestReceived(connection)
         switch state.take() {
         case .ready(let response):
             return queue(response, on: connection, state: state)

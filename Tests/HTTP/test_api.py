@@ -483,6 +483,29 @@ class LifecycleTests(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 6, "a request's headers may not take forever")
         self.assertEqual(server.request("GET", "/api/status")[0], 200, "others are still served")
 
+    def test_a_slow_body_is_cut_off(self):
+        server = Server(self.workspace, "--request-timeout", "1s")
+        self.addCleanup(server.stop)
+        token = self.workspace.add_user("slowbody")
+        client = socket.create_connection(("127.0.0.1", server.port), timeout=1)
+        self.addCleanup(client.close)
+        client.sendall(f"POST /api/favorites HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                       "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n".encode())
+        started = time.monotonic()
+        closed = False
+        while not closed and time.monotonic() - started < 8:
+            try:
+                client.sendall(b" ")  # one byte at a time: never idle, never done
+                if client.recv(4096) == b"":
+                    closed = True
+            except socket.timeout:
+                continue
+            except OSError:
+                closed = True
+        self.assertTrue(closed, "a body sent a byte at a time is cut off")
+        self.assertLess(time.monotonic() - started, 6)
+        self.assertEqual(server.request("GET", "/api/status")[0], 200, "others are still served")
+
     def test_listen_address_is_checked(self):
         for address in ["localhost:80", "127.0.0.1", "1.2.3.4.5:1", "127.0.0.1:99999"]:
             result = self.workspace.run("serve", "--listen", address)
