@@ -83,7 +83,40 @@ public struct ImageCache: Sendable {
     public init(directory: URL, maximumBytes: Int = 50 * 1024 * 1024) throws {
         self.directory = directory
         self.maximumBytes = maximumBytes
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw GalleryError(.storeUnavailable, "cannot create the image cache \(directory.path): \(Self.reason(error, creating: directory))",
+                               hint: "set XDG_CACHE_HOME to a directory you can write")
+        }
+    }
+
+    /// Foundation's file error in words (its own text is an NSCocoaErrorDomain dump).
+    private static func reason(_ error: Error, creating directory: URL) -> String {
+        let error = error as NSError
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        switch error.code {
+        case NSFileWriteNoPermissionError: return "permission denied"
+        case NSFileWriteVolumeReadOnlyError: return "read-only file system"
+        case NSFileWriteFileExistsError: return "a file is in the way"
+        default: return probedReason(creating: directory) ?? "it cannot be created"
+        }
+    }
+
+    /// Why a folder cannot be made, from its nearest existing ancestor.
+    private static func probedReason(creating directory: URL) -> String? {
+        var ancestor = directory.deletingLastPathComponent()
+        while ancestor.path != "/" {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: ancestor.path, isDirectory: &isDirectory) {
+                if !isDirectory.boolValue { return "\(ancestor.path) is not a directory" }
+                return access(ancestor.path, W_OK) == 0 ? nil : "permission denied"
+            }
+            ancestor = ancestor.deletingLastPathComponent()
+        }
+        return nil
     }
 
     /// The file for a photo id and, when given, the key of where its image came from (hex
