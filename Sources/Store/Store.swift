@@ -228,15 +228,28 @@ public final class Store: Sendable {
         }
     }
 
+    /// A row whose reference leads nowhere.
+    public struct ForeignKeyViolation: Sendable, Hashable {
+        /// The table of the row that refers.
+        public var table: String
+        /// The referring row's id (its rowid).
+        public var rowID: Int64?
+        /// The table the reference should lead to.
+        public var parent: String
+    }
+
     /// SQLite's `PRAGMA foreign_key_check`: each row whose reference leads nowhere (written
-    /// behind the store's back with foreign keys off), as a sentence; empty when none.
-    public func foreignKeyCheck() throws -> [String] {
+    /// behind the store's back with foreign keys off); empty when none.
+    public func foreignKeyViolations() throws -> [ForeignKeyViolation] {
         try pool.withReader { connection in
             try connection.rows("PRAGMA foreign_key_check").map { row in
-                let table = row[0].string ?? "?", parent = row[2].string ?? "?"
-                let rowID = row[1].int64.map(String.init) ?? "?"
-                return "\(table) \(rowID) refers to a \(parent) that does not exist"
+                ForeignKeyViolation(table: row[0].string ?? "?", rowID: row[1].int64, parent: row[2].string ?? "?")
             }
         }
+    }
+
+    /// `foreignKeyViolations()` as sentences that name rows by their store ids.
+    public func foreignKeyCheck() throws -> [String] {
+        try foreignKeyViolations().map { "\($0.table) \($0.rowID.map(String.init) ?? "?") refers to a \($0.parent) that does not exist" }
     }
 }

@@ -55,7 +55,7 @@ extension Gallery {
         var problems = try store.read { try RegionCounts.check(in: $0) }
         let integrity = try store.integrityCheck()
         if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
-        problems += try store.foreignKeyCheck().map { "foreign key: \($0)" }
+        problems += try store.foreignKeyViolations().map { "foreign key: \(try describe($0))" }
         let unbuilt: [String]
         do { unbuilt = try store.deferredIndexStatements() } catch {
             return problems + ["\(error)"]
@@ -65,5 +65,18 @@ extension Gallery {
                             + unbuilt.joined(separator: "; "))
         }
         return problems
+    }
+
+    /// A dangling reference in words a user can act on: a photo by its Flickr id (its
+    /// store row id means nothing outside the store), other rows by table and id.
+    private func describe(_ violation: Store.ForeignKeyViolation) throws -> String {
+        let subject: String
+        if violation.table == "Photo", let rowID = violation.rowID,
+           let flickrID = try store.read({ try $0.scalar("SELECT flickrID FROM Photo WHERE id = ?", [.integer(rowID)]) })?.string {
+            subject = "photo \(flickrID)"
+        } else {
+            subject = "\(violation.table) row \(violation.rowID.map(String.init) ?? "?")"
+        }
+        return "\(subject) refers to a \(violation.parent) that does not exist"
     }
 }

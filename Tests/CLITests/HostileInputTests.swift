@@ -158,6 +158,9 @@ struct HostileInputTests {
         let report = try #require(dangling.json as? [String: Any])
         #expect(dangling.status == 1 && report["ok"] as? Bool == false)
         #expect((report["problems"] as? [String])?.contains { $0.contains("foreign key") && $0.contains("Photographer") } == true, "\(report)")
+        // Photos are named by their Flickr id (11 digits here), never a store row id.
+        #expect((report["problems"] as? [String])?.contains { $0.range(of: #"foreign key: photo \d{11} refers to a Photographer"#, options: .regularExpression) != nil } == true,
+                "\(report)")
         // Damage in the middle of the file: still one JSON answer.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: tool.store))
         try handle.seek(toOffset: 4096 * 3)
