@@ -51,6 +51,9 @@ extension GalleryAPI {
 
     func startSync(_ request: HTTPRequest) throws -> HTTPResponse {
         _ = try QueryArguments(request, allowed: [])
+        // The pass takes no settings: no body, or an empty JSON object.
+        let body = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if !body.isEmpty { try JSONBody(request).checkKeys([]) }
         guard let syncRunner else {
             throw APIError(503, "sync_unavailable", "this server was started without a sync source")
         }

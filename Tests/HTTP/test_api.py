@@ -280,6 +280,10 @@ class PrivateAndCORSTests(ServedGallery):
 
 
 class SyncTests(ServedGallery):
+    def test_a_sync_with_a_body_it_cannot_use_is_400(self):
+        for body in (b'{"pages": 1}', b"garbage"):
+            self.assertError(self.server.request("POST", "/api/sync", body=body, headers={"Content-Type": "application/json"}), 400)
+
     def test_a_sync_starts_once_and_a_running_one_is_409(self):
         lock_path = self.workspace.store + ".sync-lock"
         with open(lock_path, "a+") as lock:
