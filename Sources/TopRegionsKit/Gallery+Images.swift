@@ -39,7 +39,8 @@ extension Gallery {
         // One cache serves every store of the user: an image is kept under where it came
         // from (this store, the image base, the photo's secret), so that what one server
         // sent for an id is never given for another store's photo of that id.
-        let origin = [path ?? "", source.imageBase?.absoluteString ?? "", record.secret ?? "", record.server ?? ""].joined(separator: "\n")
+        let base = try source.imageBase?.absoluteString ?? setting(.imageBase) ?? ""  // as imageClient resolves it
+        let origin = [path ?? "", base, record.secret ?? "", record.server ?? ""].joined(separator: "\n")
         let originKey = String(try APIToken.hash(origin).prefix(16))
         if let cached = try cache.data(flickrID: flickrID, size: .large, origin: originKey) { return cached }
         let client = try imageClient(source)
