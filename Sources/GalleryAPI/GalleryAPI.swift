@@ -117,7 +117,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     func response(status: Int, json body: [UInt8], for request: HTTPRequest?, headers extra: [(name: String, value: String)] = []) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json; charset=utf-8"), ("X-Content-Type-Options", "nosniff")]
         headers += corsHeaders(request) + extra
-        return HTTPResponse(status: status, headers: headers, body: .bytes(request?.method == "HEAD" ? [] : body))
+        return HTTPResponse(status: status, headers: headers, body: .bytes(body))  // libmicrohttpd sends no body for HEAD, with the GET length
     }
 
     func json(_ value: some Encodable, status: Int = 200, for request: HTTPRequest, headers: [(name: String, value: String)] = []) throws -> HTTPResponse {

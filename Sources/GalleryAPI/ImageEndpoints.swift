@@ -31,7 +31,7 @@ extension GalleryAPI {
             return HTTPResponse(status: 304, headers: headers)
         }
         headers += [("Content-Type", Self.mediaType(of: bytes)), ("X-Content-Type-Options", "nosniff")]
-        return HTTPResponse(status: 200, headers: headers, body: .bytes(request.method == "HEAD" ? [] : bytes))
+        return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))  // libmicrohttpd sends no body for HEAD, with the GET length
     }
 
     /// Whether an `If-None-Match` list names `tag` (weak comparison, as RFC 9110 asks for it).

@@ -39,6 +39,6 @@ extension GalleryAPI {
                                                         ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
         if name == "index.html" { headers += [("Content-Security-Policy", Self.contentSecurityPolicy), ("X-Frame-Options", "DENY")] }
         if let match = request.header("If-None-Match"), Self.matches(match, tag) { return HTTPResponse(status: 304, headers: headers) }
-        return HTTPResponse(status: 200, headers: headers, body: .bytes(request.method == "HEAD" ? [] : bytes))
+        return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))  // libmicrohttpd sends no body for HEAD, with the GET length
     }
 }

@@ -88,6 +88,8 @@ class CatalogueTests(ServedGallery):
     def test_head_has_no_body(self):
         status, headers, body = self.server.request("HEAD", "/api/regions")
         self.assertEqual((status, body), (200, b""))
+        _, get_headers, get_body = self.server.request("GET", "/api/regions")
+        self.assertEqual(headers.get("content-length"), str(len(get_body)), "HEAD tells the length GET sends")
 
     def test_a_body_too_large_is_413(self):
         token = self.workspace.add_user("big")
