@@ -161,10 +161,15 @@ public final class PostgresTestServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
+        // Nothing else of the test process goes along (bash closes every descriptor past
+        // stderr before it runs the program): the server and the watchdog live on, and a pipe
+        // end they kept open would keep another test's child from ever seeing end of file
+        // (seen: the property test's writers never stopped, and the suite hung).
+        let closeInherited = "for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ \"$n\" -gt 2 ]; then eval \"exec $n>&-\"; fi; done; exec /usr/bin/env \"$@\""
+        let argv = (["/bin/bash", "-c", closeInherited, "bash"] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
         guard spawned == 0 else { return Output(status: -1, text: "\(arguments[0]): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
