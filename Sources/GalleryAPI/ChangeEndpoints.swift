@@ -42,14 +42,14 @@ extension GalleryAPI {
         if endpoint == .recentsChanges || endpoint == .favoritesChanges { headers.append(("Vary", "Authorization")) }
         if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }
         let stream = try streams.open(key, for: request.clientAddress, lastEventID: lastEventID,
-                                      isAuthorised: stillAuthorised(user, endpoint: endpoint, request), makeHub: makeHub)
+                                      isAuthorised: stillAuthorised(user, request), makeHub: makeHub)
         return HTTPResponse(status: 200, headers: headers, body: .stream(stream))
     }
 
     /// For a user's own list: whether the token the stream was opened with still names that
     /// user (a rotated token, or a removed user, ends the stream). Catalogue streams of a
     /// private server likewise end with their token. A public catalogue stream needs none.
-    private func stillAuthorised(_ user: GalleryUser?, endpoint: Endpoint, _ request: HTTPRequest) -> @Sendable () -> Bool {
+    private func stillAuthorised(_ user: GalleryUser?, _ request: HTTPRequest) -> @Sendable () -> Bool {
         guard let user, let token = Self.bearerToken(request) else { return { true } }
         return { [gallery] in (try? gallery.authenticate(token: token))?.id == user.id }
     }

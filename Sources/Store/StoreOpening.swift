@@ -31,8 +31,7 @@ enum StoreOpening {
     /// the store may be created, an empty database (a file someone made with `touch`).
     /// Either is left untouched.
     static func refuseForeignDatabase(_ connection: Connection, path: String, create: Bool) throws {
-        let isStore = try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'store_migrations'")?.int64 ?? 0
-        guard isStore == 0 else { return }
+        guard try !hasMigrationsTable(connection) else { return }
         let tables = try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'")?.int64 ?? 0
         if tables > 0 {
             throw StoreError(.notADatabase, "\(path) is a SQLite database of another program's, not a store (it has tables of its own); it was left untouched")
@@ -154,8 +153,12 @@ enum StoreOpening {
     }
 
     static func appliedMigrations(_ connection: Connection) throws -> [String] {
-        let exists = try connection.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'store_migrations'")?.int64 ?? 0
-        guard exists > 0 else { return [] }
+        guard try hasMigrationsTable(connection) else { return [] }
         return try connection.rows("SELECT name FROM store_migrations ORDER BY rowid").compactMap { $0[0].string }
+    }
+
+    /// Whether the file has the store's table of applied migrations: whether it is a store.
+    static func hasMigrationsTable(_ connection: Connection) throws -> Bool {
+        try (connection.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'store_migrations'")?.int64 ?? 0) > 0
     }
 }
