@@ -47,7 +47,15 @@ public final class GalleryAPI: HTTPHandler, Sendable {
 
     /// A refusal in the API's error format (`too_large` for a 413).
     public func refusal(status: Int, message: String) -> HTTPResponse {
-        response(status: status, json: Self.errorBody(APIError(status, status == 413 ? "too_large" : "refused", message)), for: nil)
+        response(status: status, json: Self.errorBody(APIError(status, Self.refusalCode(status), message)), for: nil)
+    }
+
+    private static func refusalCode(_ status: Int) -> String {
+        switch status {
+        case 400: return "bad_request"
+        case 413: return "too_large"
+        default: return "refused"
+        }
     }
 
     // MARK: Routing

@@ -28,7 +28,9 @@ extension GalleryAPI {
         var headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", "public, max-age=\(configuration.imageMaxAgeSeconds), immutable")]
         headers += corsHeaders(request)
         if let match = request.header("If-None-Match"), Self.matches(match, tag) {
-            return HTTPResponse(status: 304, headers: headers)
+            // The bytes are not sent with a 304; they give its Content-Length the 200's value, the
+            // only one RFC 9110 §8.6 allows (libmicrohttpd would otherwise write 0).
+            return HTTPResponse(status: 304, headers: headers, body: .bytes(bytes))
         }
         headers += [("Content-Type", Self.mediaType(of: bytes)), ("X-Content-Type-Options", "nosniff")]
         return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))  // libmicrohttpd sends no body for HEAD, with the GET length

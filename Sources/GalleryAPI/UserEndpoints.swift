@@ -99,13 +99,10 @@ struct JSONBody {
     /// A Flickr photo id (a string of digits; a whole number is taken too).
     func photoID(_ key: String) throws(APIError) -> String {
         try checkKeys([key])
-        let text: String?
-        switch object[key] {
-        case .string(let string): text = string
-        case .number(let number): text = Int64(exactly: number).map { "\($0)" }
-        default: text = nil
+        // A string only, as Flickr sends ids: a JSON number past 2^53 would arrive rounded.
+        guard case .string(let text) = object[key], Endpoint.isPhotoID(text) else {
+            throw .badRequest("\(key) must be a Flickr photo id: a string of digits")
         }
-        guard let text, Endpoint.isPhotoID(text) else { throw .badRequest("\(key) must be a Flickr photo id (digits)") }
         return text
     }
 

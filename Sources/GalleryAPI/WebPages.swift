@@ -38,7 +38,9 @@ extension GalleryAPI {
         var headers: [(name: String, value: String)] = [("Content-Type", file.type), ("ETag", tag), ("Cache-Control", "no-cache"),
                                                         ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer")]
         if name == "index.html" { headers += [("Content-Security-Policy", Self.contentSecurityPolicy), ("X-Frame-Options", "DENY")] }
-        if let match = request.header("If-None-Match"), Self.matches(match, tag) { return HTTPResponse(status: 304, headers: headers) }
+        if let match = request.header("If-None-Match"), Self.matches(match, tag) {
+            return HTTPResponse(status: 304, headers: headers, body: .bytes(bytes))  // not sent: it sets the 200's Content-Length
+        }
         return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))  // libmicrohttpd sends no body for HEAD, with the GET length
     }
 }

@@ -48,7 +48,7 @@ public final class HTTPServer: @unchecked Sendable {
         var cLimits = tr_http_limits(connection_limit: UInt32(clamping: limits.connections),
                                      per_address_connection_limit: UInt32(clamping: limits.connectionsPerAddress),
                                      idle_timeout_seconds: UInt32(clamping: limits.idleSeconds),
-                                     connection_memory_limit: max(limits.headerBytes, 4096),
+                                     connection_memory_limit: Self.connectionMemory(for: limits),
                                      threads: UInt32(clamping: limits.threads))
         let context = Unmanaged.passUnretained(self).toOpaque()
         errno = 0
@@ -62,6 +62,13 @@ public final class HTTPServer: @unchecked Sendable {
         }
         port = tr_http_bound_port(daemon)
         watch.start()
+    }
+
+    /// libmicrohttpd's memory per connection, which also bounds the request head it can
+    /// read: four times the head limit, so a head up to about twice the limit still gets the
+    /// handler's 413 (past that, libmicrohttpd answers 414 or 431 itself).
+    static func connectionMemory(for limits: HTTPServerLimits) -> Int {
+        max(limits.headerBytes * 4, 16 * 1024)
     }
 
     /// Stops: accepts no more connections, ends every stream, lets the requests in flight
@@ -111,7 +118,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: Calls from libmicrohttpd
 
-    fileprivate func handle(_ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
+    fileprivate func handle(_ connection: OpaquePointer, url: String, method: String, version: String, upload: UnsafePointer<CChar>?,
                             uploadSize: UnsafeMutablePointer<Int>, state slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let existing = slot.pointee else {
             let state = RequestState(method: method, path: url, clientAddress: Self.clientAddress(connection))
@@ -119,11 +126,10 @@ public final class HTTPServer: @unchecked Sendable {
             lock.lock()
             requestsInFlight += 1
             lock.unlock()
-            // A body declared too large is refused before any of it is read.
-            if let declared = Self.headers(connection)["content-length"],
-               let length = Int(declared.trimmingCharacters(in: .whitespaces)), length > limits.bodyBytes {
-                return queue(handler.refusal(status: 413, message: "the request's body is larger than \(limits.bodyBytes) bytes"),
-                             on: connection, state: state)
+            if let refusal = refusal(of: RequestHead(method: method, path: url, version: version,
+                                                      arguments: Self.values(connection, .GET_ARGUMENT_KIND),
+                                                      headers: Self.values(connection, .HEADER_KIND))) {
+                return queue(refusal, on: connection, state: state)
             }
             return .YES
         }
@@ -170,6 +176,24 @@ public final class HTTPServer: @unchecked Sendable {
             }
             return .YES
         }
+    }
+
+    /// The answer to a request refused on its line and headers alone, before any of its body
+    /// is read; the connection is closed after it (what follows may not be a request).
+    private func refusal(of head: RequestHead) -> HTTPResponse? {
+        var response: HTTPResponse
+        if head.size > limits.headerBytes {
+            response = handler.refusal(status: 413, message: "the request's line and headers are larger than \(limits.headerBytes) bytes")
+        } else if let problem = head.framingProblem {
+            response = handler.refusal(status: 400, message: problem)
+        } else if let declared = head.headers.first(where: { $0.name.lowercased() == "content-length" })?.value,
+                  let length = Int(declared.trimmingCharacters(in: .whitespaces)), length > limits.bodyBytes {
+            response = handler.refusal(status: 413, message: "the request's body is larger than \(limits.bodyBytes) bytes")
+        } else {
+            return nil
+        }
+        response.headers.append(("Connection", "close"))
+        return response
     }
 
     /// A connection may be resumed only while the daemon runs.
@@ -344,9 +368,10 @@ private func server(_ context: UnsafeMutableRawPointer?) -> HTTPServer? {
     context.map { Unmanaged<HTTPServer>.fromOpaque($0).takeUnretainedValue() }
 }
 
-private let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, method, _, upload, uploadSize, slot in
+private let accessCallback: MHD_AccessHandlerCallback = { context, connection, url, method, version, upload, uploadSize, slot in
     guard let server = server(context), let connection, let url, let method, let uploadSize, let slot else { return .NO }
-    return server.handle(connection, url: String(cString: url), method: String(cString: method), upload: upload,
+    return server.handle(connection, url: String(cString: url), method: String(cString: method),
+                         version: version.map { String(cString: $0) } ?? "", upload: upload,
                          uploadSize: uploadSize, state: slot)
 }
 

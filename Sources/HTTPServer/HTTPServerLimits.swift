@@ -11,7 +11,8 @@ public struct HTTPServerLimits: Sendable {
     public var requestSeconds: TimeInterval = 10
     /// Seconds a connection may stay idle while a request's body is being sent.
     public var idleSeconds: Int = 30
-    /// Bytes of a request's line and headers together (libmicrohttpd answers 414 or 431 past it).
+    /// Bytes of a request's line and headers together (413 past it; libmicrohttpd answers 414
+    /// or 431 itself to a head it cannot hold, about twice as large).
     public var headerBytes: Int = 8 * 1024
     /// Bytes of a request's body (413 past it).
     public var bodyBytes: Int = 64 * 1024

@@ -123,7 +123,7 @@ extension Gallery {
     static let lastUserIDKey = "users.lastID"
 
     /// Lowercase ASCII letters, digits, `.`, `_`, `-`, starting with a letter or digit, 1 to 64.
-    static func checkUserName(_ name: String) throws {
+    public static func checkUserName(_ name: String) throws {
         let allowed = name.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")

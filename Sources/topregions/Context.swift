@@ -22,7 +22,8 @@ extension Invocation {
     }
 
     func openGallery(_ use: Gallery.Use) throws -> Gallery {
-        try Gallery.open(path: storePath, for: use)
+        _ = try userName()  // a bad --user is a usage error, whether or not the store exists
+        return try Gallery.open(path: storePath, for: use)
     }
 
     /// The sync source from `--endpoint`, `--api-key-file`, `--api-key`, `--format`,

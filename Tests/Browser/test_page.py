@@ -173,7 +173,7 @@ class PageTests(unittest.TestCase):
             button = self.wait(lambda driver: driver.find_element(By.ID, "favorite"))
             self.wait(lambda driver: button.is_displayed())
             button.click()
-            self.wait(lambda driver: driver.find_element(By.ID, "favorite").text == "In Favorites")
+            self.wait(lambda driver: driver.find_element(By.ID, "favorite").text == "Remove from Favorites")
         self.open("/favorites")
         self.wait_for_list("favorites", ids)
         time.sleep(0.5)  # the adds' batches may still be arriving: keys go to the row as it is then
@@ -185,6 +185,15 @@ class PageTests(unittest.TestCase):
         self.assertEqual(focused, ids[0], "focus stays on the row that moved")
         self.screenshot("favorites", 390, 844)
         self.driver.set_window_size(1280, 900)
+        # Removing: the row's ✕, then the photo's own button.
+        self.driver.find_element(By.CSS_SELECTOR, "[data-list='favorites'] > li button.remove").click()
+        self.wait_for_list("favorites", [ids[0], ids[2]])
+        self.assertEqual([row["id"] for row in self.api("/api/favorites")], [ids[0], ids[2]])
+        self.open(f"/photos/{ids[0]}")
+        self.wait(lambda driver: driver.find_element(By.ID, "favorite").text == "Remove from Favorites")
+        self.driver.find_element(By.ID, "favorite").click()
+        self.wait(lambda driver: driver.find_element(By.ID, "favorite").text == "Add to Favorites")
+        self.assertEqual([row["id"] for row in self.api("/api/favorites")], [ids[2]])
 
     def test_3_deep_links_and_the_back_button(self):
         region = self.api("/api/regions?limit=1")[0]

@@ -5,6 +5,7 @@ HTTP. Run by scripts/test; alone: python3 -m unittest discover -s Tests/HTTP -v
 import fcntl
 import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -85,6 +86,14 @@ class CatalogueTests(ServedGallery):
         self.assertError(self.server.request("GET", "/api/sync"), 405, "method_not_allowed")
         self.assertError(self.server.request("PUT", "/api/favorites"), 405)
 
+    def test_the_page_has_an_icon(self):
+        status, headers, body = self.server.request("GET", "/app/icon.svg")
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["content-type"], "image/svg+xml")
+        self.assertTrue(body.startswith(b"<svg"))
+        _, _, page = self.server.request("GET", "/")
+        self.assertIn(b'rel="icon" href="/app/icon.svg"', page)
+
     def test_head_has_no_body(self):
         status, headers, body = self.server.request("HEAD", "/api/regions")
         self.assertEqual((status, body), (200, b""))
@@ -130,9 +139,41 @@ class CatalogueTests(ServedGallery):
             self.assertNotIn(f"={secret}", log)
 
     def test_headers_too_large_are_refused_and_the_server_lives_on(self):
-        status, _, _ = self.server.request("GET", "/api/regions", headers={"X-Filler": "x" * 40_000})
-        self.assertIn(status, (413, 431))
+        error = self.assertError(self.server.request("GET", "/api/regions", headers={"X-Filler": "x" * 12_000}), 413, "too_large")
+        self.assertIn("line and headers", error["message"])
+        self.assertError(self.server.request("GET", "/api/regions?limit=" + "1" * 12_000), 413, "too_large")
+        status, _, _ = self.server.request("GET", "/api/regions", headers={"X-Filler": "x" * 200_000})
+        self.assertIn(status, (413, 431), "past what libmicrohttpd can hold it answers itself")
         self.assertEqual(self.server.request("GET", "/api/status")[0], 200)
+
+    def raw_exchange(self, request):
+        """Sends bytes as they are and reads until the server closes or 2 s pass."""
+        with socket.create_connection(("127.0.0.1", self.server.port), timeout=2) as connection:
+            connection.sendall(request)
+            answer = b""
+            try:
+                while chunk := connection.recv(65536):
+                    answer += chunk
+            except socket.timeout:
+                pass
+            return answer
+
+    def test_requests_framed_ambiguously_are_400_and_the_connection_closes(self):
+        cases = {
+            "no Host": b"GET /api/status HTTP/1.1\r\n\r\n",
+            "two Hosts": b"GET /api/status HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+            "length and chunked": b"POST /api/sync HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+                                  b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/status HTTP/1.1\r\nHost: a\r\n\r\n",
+            "lengths that disagree": b"POST /api/sync HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n",
+        }
+        for name, request in cases.items():
+            answer = self.raw_exchange(request)
+            self.assertTrue(answer.startswith(b"HTTP/1.1 400 "), f"{name}: {answer[:200]!r}")
+            self.assertEqual(len(re.findall(rb"(?:^|\r\n)HTTP/1\.1 \d{3} ", answer)), 1, f"{name}: nothing after it is read as a request")
+            body = answer.split(b"\r\n\r\n", 1)[1]
+            self.assertEqual(json.loads(body)["error"]["code"], "bad_request", name)
+        self.assertTrue(self.raw_exchange(b"GET /api/status HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.1 200 "),
+                        "HTTP/1.0 needs no Host")
 
     def test_each_request_logs_one_escaped_line(self):
         self.server.request("GET", "/api/regions?limit=%1b[31m")
@@ -171,9 +212,11 @@ class ImageTests(ServedGallery):
         self.assertIn("immutable", headers["cache-control"])
         self.assertIn("max-age=", headers["cache-control"])
         tag = headers["etag"]
-        status, headers, body = self.server.request("GET", f"/api/photos/{photo}/thumbnail", headers={"If-None-Match": tag})
-        self.assertEqual((status, body), (304, b""))
+        self.assertRegex(tag, r'^"[0-9a-f]{32}"$')
+        status, headers, not_modified = self.server.request("GET", f"/api/photos/{photo}/thumbnail", headers={"If-None-Match": tag})
+        self.assertEqual((status, not_modified), (304, b""))
         self.assertEqual(headers["etag"], tag)
+        self.assertIn(headers.get("content-length"), (None, str(len(body))), "a 304 tells no length but the 200's (RFC 9110 8.6)")
         status, _, _ = self.server.request("GET", f"/api/photos/{photo}/thumbnail", headers={"If-None-Match": '"other"'})
         self.assertEqual(status, 200)
 
@@ -241,6 +284,8 @@ class UserTests(ServedGallery):
         self.assertError(self.server.request("POST", "/api/favorites/move", body={"from": 0, "to": 1}, token=token), 400)
         self.assertError(self.server.request("POST", "/api/favorites/move", body={"from": True, "to": 1}, token=token), 400)
         self.assertError(self.server.request("POST", "/api/favorites/move", body={"from": 1, "to": 2, "x": 1}, token=token), 400)
+        self.assertError(self.server.request("POST", "/api/favorites", body={"id": int(self.photos[0])}, token=token), 400,
+                         "bad_request")  # an id is a string, as openapi.yaml says
         self.assertError(self.server.request("POST", "/api/favorites", body=b"not json", token=token,
                                              headers={"Content-Type": "application/json"}), 400)
         self.assertError(self.server.request("POST", "/api/favorites", body=b'{"id":"1"}', token=token,

@@ -273,8 +273,15 @@ function favoriteRow(favorite) {
     element('a', { href: `/photos/${encodeURIComponent(favorite.id)}`, 'data-link': true, text: favorite.title }),
     element('span', { class: 'reorder' },
       element('button', { type: 'button', 'aria-label': `Move ${favorite.title} up`, onclick: move(-1), text: '↑' }),
-      element('button', { type: 'button', 'aria-label': `Move ${favorite.title} down`, onclick: move(1), text: '↓' })),
+      element('button', { type: 'button', 'aria-label': `Move ${favorite.title} down`, onclick: move(1), text: '↓' }),
+      element('button', { type: 'button', class: 'remove', 'aria-label': `Remove ${favorite.title} from Favorites`,
+        onclick: () => removeFavorite(favorite.id), text: '✕' })),
   ];
+}
+
+/** Removes a photo from Favorites; the list's stream redraws it. Returns the new list. */
+async function removeFavorite(id) {
+  try { return await api('/api/favorites', { method: 'DELETE', body: { id } }); } catch (error) { notice(error.message); return null; }
 }
 
 async function moveFavorite(from, to) {
@@ -366,12 +373,20 @@ async function showPhoto(id) {
   }
   const place = [photo.region, photo.country].filter(Boolean).join(', ');
   const favorite = element('button', { type: 'button', id: 'favorite', text: 'Add to Favorites', hidden: !token() });
+  const showFavorite = (list) => {
+    if (!list) return;
+    const isFavorite = list.some((row) => row.id === photo.id);
+    favorite.textContent = isFavorite ? 'Remove from Favorites' : 'Add to Favorites';
+    favorite.setAttribute('aria-pressed', String(isFavorite));
+  };
   favorite.addEventListener('click', async () => {
-    try {
-      const list = await api('/api/favorites', { method: 'POST', body: { id: photo.id } });
-      favorite.textContent = list.some((row) => row.id === photo.id) ? 'In Favorites' : 'Add to Favorites';
-    } catch (error) { notice(error.message); }
+    if (favorite.getAttribute('aria-pressed') === 'true') {
+      showFavorite(await removeFavorite(photo.id));
+      return;
+    }
+    try { showFavorite(await api('/api/favorites', { method: 'POST', body: { id: photo.id } })); } catch (error) { notice(error.message); }
   });
+  if (token()) api('/api/favorites').then(showFavorite, () => {});
   detailPane.replaceChildren(back, element('article', { class: 'photo', 'data-id': photo.id },
     element('h2', { text: photo.title, id: 'detail-heading' }),
     photo.subtitle ? element('p', { class: 'subtitle', text: photo.subtitle }) : null,

@@ -66,13 +66,22 @@ extension Commands {
 extension Invocation {
     /// The user `--user` names (default `local`, created when the store can be written).
     func user(of gallery: Gallery) throws -> GalleryUser {
-        try gallery.user(named: value("user") ?? GalleryUser.localName)
+        try gallery.user(named: userName())
+    }
+
+    /// `--user`'s name, or `local`; a name no user can have is a usage error.
+    func userName() throws -> String {
+        guard let name = value("user") else { return GalleryUser.localName }
+        do { try Gallery.checkUserName(name) } catch let error as GalleryError {
+            throw UsageError("--user: " + error.message, command: command)
+        }
+        return name
     }
 
     /// For reading a user's lists: the user, or nil for a local user not created yet (whose
     /// lists are empty). Another name that is no user is an error.
     func existingUser(of gallery: Gallery) throws -> GalleryUser? {
-        let name = value("user") ?? GalleryUser.localName
+        let name = try userName()
         if let user = try gallery.existingUser(named: name) { return user }
         if name == GalleryUser.localName { return nil }
         return try gallery.user(named: name)

@@ -26,6 +26,11 @@ extension Commands {
     ) { invocation in
         let words = invocation.positionals
         let action = words.first ?? "list"
+        if words.count == 2 {
+            do { try Gallery.checkUserName(words[1]) } catch let error as GalleryError {
+                throw UsageError(error.message, command: invocation.command)
+            }
+        }
         let gallery = try invocation.openGallery(action == "list" ? .read : .create)
         defer { gallery.close() }
         switch (action, words.count) {

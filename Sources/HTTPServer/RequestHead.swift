@@ -1,0 +1,40 @@
+import Foundation
+
+/// What the server checks of a request's line and headers, as libmicrohttpd parsed them,
+/// before the handler sees it: its size, and the framing a request must have to mean one
+/// thing to every server and proxy on its way (RFC 9112 §3.2, §6.3).
+struct RequestHead {
+    var method: String
+    var path: String
+    var version: String
+    var arguments: [(name: String, value: String?)]
+    var headers: [(name: String, value: String?)]
+
+    /// The line's and headers' bytes, as parsed (the line's spaces and each header's ": "
+    /// and CRLF counted; percent-escapes counted decoded).
+    var size: Int {
+        let line = method.utf8.count + path.utf8.count + version.utf8.count + 4
+        let query = arguments.reduce(0) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) + 2 }
+        return headers.reduce(line + query) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) + 4 }
+    }
+
+    /// Why the request is malformed, in a sentence; nil when it is well framed.
+    var framingProblem: String? {
+        let hosts = values("host")
+        if hosts.count > 1 { return "the request has \(hosts.count) Host headers; send one" }
+        if hosts.isEmpty && version == "HTTP/1.1" { return "an HTTP/1.1 request needs a Host header" }
+        if let host = hosts.first, host.contains(where: { $0 == " " || $0 == "/" || $0 == "@" }) {
+            return "the Host header is not a host name"
+        }
+        let lengths = Set(values("content-length").map { $0.trimmingCharacters(in: .whitespaces) })
+        if lengths.count > 1 { return "the request has Content-Length headers that disagree" }
+        if !values("transfer-encoding").isEmpty && !lengths.isEmpty {
+            return "the request has both Content-Length and Transfer-Encoding; send one"
+        }
+        return nil
+    }
+
+    private func values(_ name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name }.map { $0.value ?? "" }
+    }
+}
