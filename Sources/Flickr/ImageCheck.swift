@@ -22,8 +22,31 @@ enum ImageCheck {
            !declared.hasPrefix("image/"), declared != "application/octet-stream" {
             throw FlickrError(.notAnImage, "\(url) is not an image: the server says it is \(Self.printable(declared)); nothing stored")
         }
-        guard format(of: response.body) != nil else {
+        guard let format = format(of: response.body) else {
             throw FlickrError(.notAnImage, "\(url) is not an image: \(response.body.count) bytes that are not JPEG, PNG, GIF or WebP; nothing stored")
+        }
+        guard isComplete(response.body, format: format) else {
+            throw FlickrError(.notAnImage, "\(url) is a \(format) cut short: \(response.body.count) bytes without the format's end; nothing stored")
+        }
+    }
+
+    /// Whether the bytes reach their format's end: a server that closes early, or says a
+    /// cut body's length, would otherwise leave a half image kept for good. Zero bytes of
+    /// padding after the end are allowed.
+    static func isComplete(_ bytes: Data, format: String) -> Bool {
+        let data = [UInt8](bytes)
+        var end = data.count
+        while end > 0, data[end - 1] == 0, data.count - end < 4096 { end -= 1 }
+        let body = data[..<end]
+        switch format {
+        case "JPEG": return body.suffix(2).elementsEqual([0xFF, 0xD9])  // EOI
+        case "PNG": return body.count >= 20 && body.dropLast(4).suffix(4).elementsEqual(Array("IEND".utf8))
+        case "GIF": return body.last == 0x3B  // trailer
+        case "WebP":
+            guard data.count >= 12 else { return false }
+            let declared = data[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
+            return declared + 8 <= data.count
+        default: return true
         }
     }
 

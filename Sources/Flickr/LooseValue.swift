@@ -54,8 +54,10 @@ enum LooseValue {
         return number
     }
 
+    /// A Unix time up to the end of year 9999 (what ISO 8601's four-digit years can write);
+    /// anything past it is no date.
     static func date(_ value: JSONValue?) -> Date? {
-        guard let seconds = double(value), seconds > 0 else { return nil }
+        guard let seconds = double(value), seconds > 0, seconds < 253_402_300_800 else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
 

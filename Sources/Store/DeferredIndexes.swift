@@ -52,7 +52,7 @@ enum DeferredIndexes {
         // The file is input like any other: run nothing from it but one CREATE INDEX each.
         guard let statements = try? JSONDecoder().decode([String].self, from: Data(text.utf8)),
               statements.allSatisfy({ $0.hasPrefix("CREATE INDEX ") && !$0.contains(";") }) else {
-            throw StoreError(.corrupt, "store_metadata's \(metadataKey) is not a list of CREATE INDEX statements: \(text.prefix(200))")
+            throw StoreError(.corrupt, "store_metadata's \(metadataKey) (\(text.utf8.count) bytes) is not a list of CREATE INDEX statements")
         }
         return statements
     }
@@ -100,6 +100,14 @@ extension Store {
     /// The `CREATE INDEX` statements of the indexes deferred and not built yet, oldest first.
     public func deferredIndexStatements() throws -> [String] {
         try pool.withWriter { try DeferredIndexes.statements($0) }
+    }
+
+    /// The names of the indexes `deferredIndexStatements()` would create.
+    public func deferredIndexNames() throws -> [String] {
+        try deferredIndexStatements().map { statement in
+            let name = statement.dropFirst("CREATE INDEX ".count).prefix { $0 != " " && $0 != "(" }
+            return name.trimmingCharacters(in: CharacterSet(charactersIn: "\"`[]"))
+        }
     }
 
     /// `body` in one transaction, then the connection's cached statements dropped: they were

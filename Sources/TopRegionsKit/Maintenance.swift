@@ -57,12 +57,12 @@ extension Gallery {
         if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
         problems += try store.foreignKeyViolations().map { "foreign key: \(try describe($0))" }
         let unbuilt: [String]
-        do { unbuilt = try store.deferredIndexStatements() } catch {
-            return problems + ["\(error)"]
+        do { unbuilt = try store.deferredIndexNames() } catch let error as StoreError {
+            return problems + [error.message]  // the words, not the program's SQL
         }
         if !unbuilt.isEmpty && SyncLock.holder(of: store) == nil {
             problems.append("\(unbuilt.count) indexes dropped for a bulk load were not built again (the next sync builds them): "
-                            + unbuilt.joined(separator: "; "))
+                            + unbuilt.joined(separator: ", "))
         }
         return problems
     }

@@ -21,6 +21,16 @@ extension Invocation {
         return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/" + fallback
     }
 
+    /// The positional argument at `index` as a Flickr photo id: 1 to 20 digits, else a usage
+    /// error (before any store is opened).
+    func photoID(at index: Int) throws -> String {
+        let word = positional(index) ?? ""
+        guard (1...20).contains(word.utf8.count), word.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            throw UsageError("ID must be a Flickr photo id (1 to 20 digits), not \"\(TerminalText.escape(String(word.prefix(40))))\"", command: command)
+        }
+        return word
+    }
+
     func openGallery(_ use: Gallery.Use) throws -> Gallery {
         _ = try userName()  // a bad --user is a usage error, whether or not the store exists
         return try Gallery.open(path: storePath, for: use)

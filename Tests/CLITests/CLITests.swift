@@ -195,6 +195,10 @@ struct CLITests {
         let badName = try tool.run(["users", "add", "bad name"])
         #expect(badName.status == 64 && badName.stderr.contains("user name"), "a name no user can have is a usage error")
         #expect(try tool.run(["recents", "--user", "Alice"]).status == 64)
+        #expect(try tool.run(["regions", "--json=false"]).status == 64, "a flag takes no value, not even false")
+        for words in [["photo", ""], ["view", "abc"], ["favorites", "add", "1 2"], ["thumbnail", "-5", "--output", "x.jpg"]] {
+            #expect(try tool.run(words).status == 64, "\(words): an id that cannot be one is a usage error")
+        }
         #expect(!FileManager.default.fileExists(atPath: tool.store), "refused before the store is made")
         #expect(try tool.run(["--help"]).status == 0)
         #expect(try tool.run(["regions", "--help"]).stdout.contains("Examples:"))
@@ -280,6 +284,21 @@ struct CLITests {
         }
         let final = try #require(try tool.run(["favorites", "--json"]).json as? [[String: Any]])
         #expect(table.sections.first?.ids == final.map { id($0) })
+    }
+
+    @Test("watch ends cleanly on SIGHUP (its terminal went away), as on SIGTERM")
+    func watchHangUp() throws {
+        let tool = try Tool()
+        try tool.run(["sync"])
+        let (process, out, _) = try tool.process(["watch", "recents", "--json"])
+        #expect(LogReader(out).wait(for: "\"snapshot\"", count: 1))
+        kill(process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let ended = !process.isRunning
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(ended && process.terminationStatus == 0 && process.terminationReason == .exit)
     }
 
     @Test("watch without --json prints the whole table after each batch, as favorites lists it, in delimited blocks")

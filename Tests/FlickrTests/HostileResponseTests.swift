@@ -103,6 +103,27 @@ struct HostileResponseTests {
         #expect(photos.map(\.longitude) == [nil, nil, nil, 179.25])
     }
 
+    @Test("An upload date past year 9999 is no date, not an ISO date with a seven-digit year")
+    func farFutureDate() throws {
+        let json = Data(#"{"stat": "ok", "photos": {"page": 1, "photo": [{"id": "1", "owner": "o", "dateupload": "1e30"}, {"id": "2", "owner": "o", "dateupload": "253402300799"}]}}"#.utf8)
+        let photos = try FlickrResponseDecoder.photoPage(json, format: .json).photos
+        #expect(photos.map(\.dateUpload) == [nil, Date(timeIntervalSince1970: 253_402_300_799)])
+    }
+
+    @Test("Each image format is complete only with its end: JPEG's EOI, PNG's IEND, GIF's trailer, WebP's declared length")
+    func imageEnds() {
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 1, count: 20) + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
+        let gif = Array("GIF89a".utf8) + [UInt8](repeating: 2, count: 20) + [0x3B]
+        let webp = Array("RIFF".utf8) + [24, 0, 0, 0] + Array("WEBP".utf8) + [UInt8](repeating: 3, count: 20)
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9]
+        for (format, bytes) in [("PNG", png), ("GIF", gif), ("WebP", webp), ("JPEG", jpeg)] {
+            #expect(ImageCheck.format(of: Data(bytes)) == format)
+            #expect(ImageCheck.isComplete(Data(bytes), format: format), "\(format) whole")
+            #expect(ImageCheck.isComplete(Data(bytes + [0, 0, 0]), format: format), "\(format) with zero padding")
+            #expect(!ImageCheck.isComplete(Data(bytes.dropLast(5)), format: format), "\(format) cut short")
+        }
+    }
+
     @Test("A NUL in a title or name does not cut the text short")
     func nulInText() throws {
         let json = Data(#"{"stat": "ok", "photos": {"page": 1, "photo": [{"id": "1", "owner": "o", "title": "a\u0000b", "ownername": "x\u0000y"}]}}"#.utf8)
@@ -110,7 +131,7 @@ struct HostileResponseTests {
         #expect(photo.title == "a\u{FFFD}b" && photo.ownerName == "x\u{FFFD}y")
     }
 
-    @Test("A page that is an error page, or bytes that are not an image, is refused as an image, naming the URL")
+    @Test("A page that is an error page, bytes that are not an image, or an image cut short, is refused as an image, naming the URL")
     func imagesAreChecked() async throws {
         let server = try FlickrTestServer()
         var configuration = FlickrConfiguration(endpoint: server.endpoint, imageBase: server.imageBase)
@@ -129,6 +150,10 @@ struct HostileResponseTests {
         try await server.addFault(["path_contains": imageName, "body_text": String(repeating: "x", count: 5000), "content_type": "image/jpeg"])
         await #expect { _ = try await client.imageData(at: url) } throws: { error in
             (error as? FlickrError)?.kind == .notAnImage && "\(error)".contains("not JPEG, PNG, GIF or WebP")
+        }
+        try await server.addFault(["path_contains": imageName, "truncate": -0.6])
+        await #expect { _ = try await client.imageData(at: url) } throws: { error in
+            (error as? FlickrError)?.kind == .notAnImage && "\(error)".contains("JPEG cut short") && "\(error)".contains(url.absoluteString)
         }
         try await server.addFault(["path_contains": imageName, "body_bytes": 200_000])
         await #expect { _ = try await client.imageData(at: url) } throws: { error in

@@ -384,6 +384,7 @@ struct BulkLoadTests {
         try await test.gallery.store.write { try $0.execute("INSERT INTO store_metadata (key, value) VALUES ('deferred_indexes', 'nonsense')") }
         let problems = try test.gallery.check()
         #expect(problems.count == 1 && problems.first?.contains("deferred_indexes") == true, "\(problems)")
+        #expect(problems.first?.contains("nonsense") == false && problems.first?.contains("SQL") == false, "the file's text and the SQL stay out")
         let result = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 50))
         #expect(result.outcome == .failed && result.error?.contains("deferred_indexes") == true)
     }
@@ -397,6 +398,7 @@ struct BulkLoadTests {
         #expect(!dropped.isEmpty)
         let problems = try test.gallery.check()
         #expect(problems.count == 1 && problems.first?.contains("\(dropped.count) indexes dropped for a bulk load") == true, "\(problems)")
+        #expect(dropped.allSatisfy { problems.first?.contains($0) == true } && problems.first?.contains("CREATE") == false, "named, not as SQL")
         _ = try await test.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 1, perPage: 50))
         #expect(try Self.photoIndexes(test.gallery) == fresh)
         #expect(try test.gallery.check().isEmpty)

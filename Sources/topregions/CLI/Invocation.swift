@@ -42,8 +42,9 @@ struct CommandLineWords {
             }
             let (name, inline) = Self.split(word)
             switch name {
-            case "version": version = true
-            case "json", "quiet", "help": flags.insert(name)
+            case "version", "json", "quiet", "help":
+                guard inline == nil else { throw UsageError("--\(name) takes no value: leave out \"=\(inline ?? "")\"") }
+                if name == "version" { version = true } else { flags.insert(name) }
             case "store":
                 guard let value = inline ?? (index < words.count ? words[index] : nil), !value.hasPrefix("--") else {
                     throw UsageError("--store needs a value (PATH)")

@@ -55,7 +55,7 @@ extension Commands {
         options: [.value("image-base", "URL", "base of the image URLs shown", default: "https://live.staticflickr.com", environment: "FLICKR_IMAGE_BASE")],
         examples: [Example(arguments: ["photo", "53300015459", "--json"], explanation: "one photo, as JSON")]
     ) { invocation in
-        let id = invocation.positional(0) ?? ""
+        let id = try invocation.photoID(at: 0)
         let base = try invocation.imageSource().imageBase
         let gallery = try invocation.openGallery(.read)
         defer { gallery.close() }

@@ -14,12 +14,12 @@ extension Commands {
         examples: [Example(arguments: ["thumbnail", "53300015459", "--output", "thumb.jpg"], explanation: "write the thumbnail to a file")],
         writesJSON: false
     ) { invocation in
-        let (output, source) = (try outputFile(invocation), try invocation.imageSource())
+        let (id, output, source) = (try invocation.photoID(at: 0), try outputFile(invocation), try invocation.imageSource())
         // A store this user cannot write still gives its stored thumbnails (and one fetched
         // now, not kept).
         let gallery = try invocation.openGallery(.read)
         defer { gallery.close() }
-        return try writeBytes(try await gallery.thumbnail(flickrID: invocation.positional(0) ?? "", from: source), to: output, invocation.output)
+        return try writeBytes(try await gallery.thumbnail(flickrID: id, from: source), to: output, invocation.output)
     }
 
     static let image = Command(
@@ -28,10 +28,10 @@ extension Commands {
         examples: [Example(arguments: ["image", "53300015459", "--output", "photo.jpg"], explanation: "write the large image to a file")],
         writesJSON: false
     ) { invocation in
-        let (output, source) = (try outputFile(invocation), try invocation.imageSource())
+        let (id, output, source) = (try invocation.photoID(at: 0), try outputFile(invocation), try invocation.imageSource())
         let gallery = try invocation.openGallery(.read)
         defer { gallery.close() }
-        let data = try await gallery.image(flickrID: invocation.positional(0) ?? "", from: source, cacheDirectory: invocation.imageCacheDirectory)
+        let data = try await gallery.image(flickrID: id, from: source, cacheDirectory: invocation.imageCacheDirectory)
         return try writeBytes(data, to: output, invocation.output)
     }
 

@@ -11,9 +11,10 @@ extension Commands {
         options: [userOption],
         examples: [Example(arguments: ["view", "53300015459"], explanation: "view a photo: it goes to the top of Recents")]
     ) { invocation in
+        let id = try invocation.photoID(at: 0)
         let gallery = try invocation.openGallery(.write)
         defer { gallery.close() }
-        let photo = try gallery.view(flickrID: invocation.positional(0) ?? "", for: try invocation.user(of: gallery))
+        let photo = try gallery.view(flickrID: id, for: try invocation.user(of: gallery))
         if invocation.output.json { try invocation.output.emit(photo) } else {
             invocation.output.line("viewed \(photo.photo.title) (\(photo.photo.id)) at \(photo.lastViewed?.iso8601 ?? "")")
         }
@@ -43,6 +44,7 @@ extension Commands {
                    Example(arguments: ["favorites", "--json"], explanation: "the list, as JSON")]
     ) { invocation in
         let words = invocation.positionals
+        if ["add", "remove"].contains(words.first), words.count == 2 { _ = try invocation.photoID(at: 1) }
         let gallery = try invocation.openGallery(words.isEmpty ? .read : .write)
         defer { gallery.close() }
         switch (words.first, words.count) {

@@ -58,7 +58,7 @@ extension Commands {
         }
     }
 
-    /// Prints the list's events until `exitAfter` changes, SIGTERM or SIGINT.
+    /// Prints the list's events until `exitAfter` changes, SIGTERM, SIGINT or SIGHUP.
     static func follow<Row: TableRow & Encodable & Sendable>(_ list: LiveList<Row>, _ title: String, _ invocation: Invocation,
                                                              _ exitAfter: Int?) async throws -> Int32 {
         let printer = WatchPrinter<Row>(output: invocation.output, title: title)
@@ -71,7 +71,8 @@ extension Commands {
                 if let exitAfter, changes >= exitAfter { return }
             }
         }
-        let signals = SignalEvents { event in if event == .stop { reader.cancel() } }
+        // SIGHUP too: for a watch it means its terminal went away, not "sync now".
+        let signals = SignalEvents { _ in reader.cancel() }
         _ = try? await reader.value
         withExtendedLifetime(signals) {}
         return 0
