@@ -78,6 +78,28 @@ public final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
+    /// Whether the connection is still up, as far as can be told without a round trip:
+    /// reads what the server has sent (without waiting), so a server that ended the session
+    /// (a restart, `pg_terminate_backend`) is noticed. Notifications read stay queued.
+    public func isAlive() -> Bool {
+        guard let handle else { return false }
+        // A server that ends a session sends its reason, then closes: the first read takes
+        // the message, a second meets the end of the stream.
+        for _ in 0..<4 {
+            guard PQstatus(handle) == CONNECTION_OK else { return false }
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { return true }
+            if PQconsumeInput(handle) == 0 { return false }
+        }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Whether a transaction is open, or failed and not yet rolled back.
+    public var isInTransaction: Bool {
+        guard let handle else { return false }
+        return PQtransactionStatus(handle) != PQTRANS_IDLE
+    }
+
     /// The server process serving this connection (`pg_backend_pid()`).
     public var backendProcessID: Int32 {
         handle.map { PQbackendPID($0) } ?? 0

@@ -22,6 +22,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case invalidParameter
         /// The connection was closed by this program.
         case closed
+        /// Every connection of a pool stayed busy for longer than the pool waits.
+        case poolExhausted
     }
 
     /// What went wrong.
