@@ -60,7 +60,8 @@ let package = Package(
         // `topregions` that cli.regions and daemon.memory run.
         .executableTarget(
             name: "topregions-bench",
-            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport", "topregions", "CBenchStreams"]
+            dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport", "topregions", "CBenchStreams",
+                           "PostgreSQL", "TestSupport"]
         ),
         // http.fanout's 10,000 subscribers: libcurl's multi interface, linked (bench only).
         .target(name: "CBenchStreams", linkerSettings: [.linkedLibrary("curl")]),
