@@ -6,9 +6,9 @@ import Testing
 
 @Suite("A PostgreSQL connection pool", postgresAvailable)
 struct PostgresPoolTests {
-    /// The backends of this database that are the pool's (not the test's own connection).
-    private func backends(_ observer: PostgresConnection) throws -> Int64 {
-        try observer.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    /// The backends the pool opened: they, and only they, carry its application name.
+    private func pooledBackends(_ observer: PostgresConnection) throws -> Int64 {
+        try observer.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'pool_under_test' AND datname = current_database()")
             .integer(0, "n") ?? -1
     }
 
@@ -16,8 +16,9 @@ struct PostgresPoolTests {
     func threadsShareTheConnections() throws {
         let (url, observer) = try freshDatabase()
         try observer.execute("CREATE TABLE work (thread int, step int, PRIMARY KEY (thread, step))")
-        let pool = try PostgresPool(url, size: 3)
+        let pool = try PostgresPool(url + "?application_name=pool_under_test", size: 3)
         let mostBackends = Mutex<Int64>(0)
+        let counter = Mutex(try PostgresConnection(url))  // a libpq connection serves one caller at a time
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for step in 0..<25 {
@@ -26,7 +27,7 @@ struct PostgresPoolTests {
                         try connection.query("INSERT INTO work VALUES ($1, $2)", [.integer(Int64(thread)), .integer(Int64(step))])
                     }
                     if step % 5 == 0 {
-                        let seen = try backends(PostgresConnection(url)) - 1  // less the connection asking
+                        let seen = try counter.withLock { try pooledBackends($0) }
                         mostBackends.withLock { $0 = max($0, seen) }
                     }
                 } catch {

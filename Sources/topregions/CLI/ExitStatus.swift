@@ -22,9 +22,16 @@ enum ExitStatus {
         }
     }
 
-    /// The message an error prints: its description, with the next step when it has one.
+    /// The message an error prints: its description, with the next step when it has one,
+    /// begun in lowercase after "topregions: " as every message the tool writes is (the
+    /// libraries write sentences; "SQLite", "SampleData" and other names keep their capital).
     static func message(_ error: Error) -> String {
-        if let error = error as? GalleryError { return error.description }
-        return "\(error)"
+        lowercasingFirstWord((error as? GalleryError)?.description ?? "\(error)")
+    }
+
+    static func lowercasingFirstWord(_ text: String) -> String {
+        let word = text.prefix { $0.isLetter }
+        guard word.count >= 2, let first = word.first, first.isUppercase, word.dropFirst().allSatisfy(\.isLowercase) else { return text }
+        return first.lowercased() + text.dropFirst()
     }
 }
