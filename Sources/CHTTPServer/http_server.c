@@ -121,7 +121,6 @@ struct MHD_Daemon *tr_http_start(const struct sockaddr *address, const tr_http_l
         {MHD_OPTION_CONNECTION_TIMEOUT, limits->idle_timeout_seconds, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)limits->connection_memory_limit, NULL},
         {MHD_OPTION_THREAD_POOL_SIZE, limits->threads > 1 ? limits->threads : 0, NULL},
-        {MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL},
         {MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)unescape_keeping_nul, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_context},

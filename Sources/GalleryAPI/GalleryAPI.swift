@@ -54,6 +54,8 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         switch status {
         case 400: return "bad_request"
         case 413: return "too_large"
+        case 501: return "not_implemented"
+        case 503: return "shutting_down"
         default: return "refused"
         }
     }

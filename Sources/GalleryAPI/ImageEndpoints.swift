@@ -25,7 +25,9 @@ extension GalleryAPI {
 
     private func imageResponse(_ bytes: [UInt8], _ request: HTTPRequest) -> HTTPResponse {
         let tag = "\"\(Self.digest(bytes).prefix(32))\""
-        var headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", "public, max-age=\(configuration.imageMaxAgeSeconds), immutable")]
+        var headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", "\(cacheScope), max-age=\(configuration.imageMaxAgeSeconds), immutable")]
+        // Under --private an image was sent to a token's holder: no shared cache may keep it.
+        if configuration.isPrivate { headers.append(("Vary", "Authorization")) }
         headers += corsHeaders(request)
         if let match = request.header("If-None-Match"), Self.matches(match, tag) {
             // The bytes are not sent with a 304; they give its Content-Length the 200's value, the
@@ -35,6 +37,8 @@ extension GalleryAPI {
         headers += [("Content-Type", Self.mediaType(of: bytes)), ("X-Content-Type-Options", "nosniff")]
         return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))  // libmicrohttpd sends no body for HEAD, with the GET length
     }
+
+    private var cacheScope: String { configuration.isPrivate ? "private" : "public" }
 
     /// Whether an `If-None-Match` list names `tag` (weak comparison, as RFC 9110 asks for it).
     static func matches(_ header: String, _ tag: String) -> Bool {

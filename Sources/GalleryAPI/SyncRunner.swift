@@ -11,6 +11,7 @@ public final class SyncRunner: @unchecked Sendable {
     private let pass: @Sendable (Gallery) async -> Void
     private let lock = NSLock()
     private var running: Task<Void, Never>?
+    private var stopped = false
 
     /// `pass` runs one pass on the gallery and reports it (the server's log).
     public init(gallery: Gallery, pass: @escaping @Sendable (Gallery) async -> Void) {
@@ -23,12 +24,15 @@ public final class SyncRunner: @unchecked Sendable {
         case started
         /// A pass runs already, in the process with this pid (nil: not known).
         case running(pid: Int32?)
+        /// The runner was stopped: the server is shutting down.
+        case stopped
     }
 
     /// Starts a pass unless one is running here or in another process.
     @discardableResult
     public func start() -> Start {
         lock.withLock {
+            if stopped { return .stopped }
             if running != nil { return .running(pid: getpid()) }
             if let holder = gallery.syncPID { return .running(pid: holder) }
             running = Task { [self] in
@@ -42,10 +46,19 @@ public final class SyncRunner: @unchecked Sendable {
     /// Whether this process runs a pass now.
     public var isRunning: Bool { lock.withLock { running != nil } }
 
+    /// Starts no more passes and cancels the one in progress, if any, without waiting.
+    public func cancel() {
+        let task = lock.withLock {
+            stopped = true
+            return running
+        }
+        task?.cancel()
+    }
+
     /// Cancels the pass in progress, if any, and waits for it to end.
     public func stop() async {
+        cancel()
         let task = lock.withLock { running }
-        task?.cancel()
         await task?.value
     }
 }

@@ -12,12 +12,18 @@ import Glibc
 /// libmicrohttpd reports the connection closed, before it closes the descriptor, so a
 /// descriptor number reused by a later connection is never shut down by mistake.
 ///
+/// It also notices a streaming client that has hung up: a suspended connection is not polled
+/// by libmicrohttpd, so without this its stream (and the client's per-address slot) would
+/// last until the next heartbeat failed to send.
+///
 /// `@unchecked Sendable`: `clocks` is guarded by `lock`.
 final class ConnectionWatch: @unchecked Sendable {
     private struct Clock {
         var socket: Int32
         /// Waiting for a whole request since then; nil once it has arrived, while it is served.
         var waitingSince: UInt64?
+        /// Called once when the client of a streamed response has closed its end.
+        var onHangUp: (@Sendable () -> Void)?
     }
 
     private let requestNanoseconds: UInt64
@@ -57,9 +63,18 @@ final class ConnectionWatch: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// The connection now streams its response; `onHangUp` is called once if the client
+    /// closes its end while it does.
+    func streaming(_ connection: OpaquePointer, onHangUp: @escaping @Sendable () -> Void) {
+        lock.lock()
+        clocks[connection]?.onHangUp = onHangUp
+        lock.unlock()
+    }
+
     func requestEnded(_ connection: OpaquePointer) {
         lock.lock()
         clocks[connection]?.waitingSince = DispatchTime.now().uptimeNanoseconds
+        clocks[connection]?.onHangUp = nil
         lock.unlock()
     }
 
@@ -71,12 +86,26 @@ final class ConnectionWatch: @unchecked Sendable {
 
     private func closeLateConnections() {
         let now = DispatchTime.now().uptimeNanoseconds
+        var hungUp: [@Sendable () -> Void] = []
         lock.lock()
-        defer { lock.unlock() }
-        for (connection, clock) in clocks {
-            guard let since = clock.waitingSince, now - since > requestNanoseconds, clock.socket >= 0 else { continue }
+        for (connection, clock) in clocks where clock.socket >= 0 {
+            if let onHangUp = clock.onHangUp, Self.peerClosed(clock.socket) {
+                hungUp.append(onHangUp)
+                clocks[connection]?.onHangUp = nil
+            }
+            guard let since = clock.waitingSince, now - since > requestNanoseconds else { continue }
             _ = shutdown(clock.socket, Int32(SHUT_RDWR))
             clocks[connection]?.waitingSince = nil
         }
+        lock.unlock()
+        for handler in hungUp { handler() }
+    }
+
+    /// Whether the peer has closed its end: a stream's client sends nothing after its
+    /// request, so a readable socket with no bytes is one at its end (or reset).
+    private static func peerClosed(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let received = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return received == 0 || (received < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
     }
 }

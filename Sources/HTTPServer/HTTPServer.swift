@@ -28,6 +28,9 @@ public final class HTTPServer: @unchecked Sendable {
     private var listeningSocket: Int32 = -1
     private var requestsInFlight = 0
     private var streams: [ObjectIdentifier: EventStream] = [:]
+    /// Requests whose answer is being worked out while their connection waits suspended:
+    /// libmicrohttpd aborts the process if it is stopped while one is.
+    private var waiting: [ObjectIdentifier: (state: RequestState, connection: ConnectionBox)] = [:]
     private let watch: ConnectionWatch
 
     /// Starts listening at once; throws `HTTPServerError` when it cannot.
@@ -92,12 +95,30 @@ public final class HTTPServer: @unchecked Sendable {
             if busy == 0 { break }
             usleep(10_000)
         }
+        answerWaitingRequests(within: 1)
         watch.stop()
         lock.lock()
         stopped = true
         lock.unlock()
         tr_http_stop(daemon, listeningSocket)
         self.daemon = nil
+    }
+
+    /// Answers every request still waiting for its handler with 503 and wakes its
+    /// connection, then gives libmicrohttpd up to `seconds` to send those answers: no
+    /// connection may be suspended when the daemon stops.
+    private func answerWaitingRequests(within seconds: TimeInterval) {
+        lock.lock()
+        let left = Array(waiting.values)
+        waiting.removeAll()
+        lock.unlock()
+        var shuttingDown = handler.refusal(status: 503, message: "the server is shutting down")
+        shuttingDown.headers.append(("Connection", "close"))
+        for (state, box) in left where state.deliverIfWaiting(shuttingDown) {
+            tr_http_resume(box.connection)
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        while activeRequests > 0, Date() < deadline { usleep(10_000) }
     }
 
     /// Requests that started and have not ended.
@@ -150,7 +171,7 @@ public final class HTTPServer: @unchecked Sendable {
         switch state.take() {
         case .ready(let response):
             return queue(response, on: connection, state: state)
-        case .waiting:
+        case .waiting, .sent:
             return .YES
         case .new:
             break
@@ -162,19 +183,42 @@ public final class HTTPServer: @unchecked Sendable {
         let request = HTTPRequest(method: method, path: url, arguments: Self.values(connection, .GET_ARGUMENT_KIND),
                                   headers: Self.headers(connection), body: state.body, clientAddress: state.clientAddress)
         state.arguments = request.arguments
+        if isStopping {
+            // A request that arrives on a kept-alive connection while the server drains is
+            // not begun: a pass or a fetch started now would only be cut off.
+            var shuttingDown = handler.refusal(status: 503, message: "the server is shutting down")
+            shuttingDown.headers.append(("Connection", "close"))
+            return queue(shuttingDown, on: connection, state: state)
+        }
         switch handler.reply(to: request) {
         case .now(let response):
             return queue(response, on: connection, state: state)
         case .later(let work):
-            state.wait()
-            tr_http_suspend(connection)
-            let box = ConnectionBox(connection)
-            Task { [self] in
-                let response = await work()
-                state.deliver(response)
-                resumeUnlessStopped(box)
-            }
+            answerLater(work, on: connection, state: state)
             return .YES
+        }
+    }
+
+    private var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
+
+    /// Suspends the connection until `work` has the answer (or the server, stopping,
+    /// answers 503 first: whichever comes first is sent, once).
+    private func answerLater(_ work: @escaping @Sendable () async -> HTTPResponse, on connection: OpaquePointer, state: RequestState) {
+        state.wait()
+        let box = ConnectionBox(connection)
+        let key = ObjectIdentifier(state)
+        lock.lock()
+        waiting[key] = (state, box)
+        lock.unlock()
+        tr_http_suspend(connection)
+        Task { [self] in
+            let response = await work()
+            _ = lock.withLock { waiting.removeValue(forKey: key) }
+            if state.deliverIfWaiting(response) { resumeUnlessStopped(box) }
         }
     }
 
@@ -185,7 +229,7 @@ public final class HTTPServer: @unchecked Sendable {
         if head.size > limits.headerBytes {
             response = handler.refusal(status: 413, message: "the request's line and headers are larger than \(limits.headerBytes) bytes")
         } else if let problem = head.framingProblem {
-            response = handler.refusal(status: 400, message: problem)
+            response = handler.refusal(status: problem.status, message: problem.message)
         } else if let declared = head.headers.first(where: { $0.name.lowercased() == "content-length" })?.value,
                   let length = Int(declared.trimmingCharacters(in: .whitespaces)), length > limits.bodyBytes {
             response = handler.refusal(status: 413, message: "the request's body is larger than \(limits.bodyBytes) bytes")
@@ -217,6 +261,7 @@ public final class HTTPServer: @unchecked Sendable {
             made = tr_http_stream_response(16 * 1024, streamReader, retained, streamFreed)
             if made == nil { Unmanaged<EventStream>.fromOpaque(retained).release() }
             tr_http_set_idle_timeout(connection, 0)
+            watch.streaming(connection) { [weak stream] in stream?.finish() }
             register(stream)
         }
         guard let made else { return .NO }
@@ -319,7 +364,7 @@ private struct ConnectionBox: @unchecked Sendable {
 /// `@unchecked Sendable`: `outcome` is guarded by `lock`; the rest is touched only on the
 /// connection's polling thread.
 private final class RequestState: @unchecked Sendable {
-    enum Outcome { case new, waiting, ready(HTTPResponse) }
+    enum Outcome { case new, waiting, ready(HTTPResponse), sent }
 
     let method: String
     let path: String
@@ -346,10 +391,14 @@ private final class RequestState: @unchecked Sendable {
         lock.unlock()
     }
 
-    func deliver(_ response: HTTPResponse) {
+    /// Sets the answer if none is set yet; true when this call set it (and so must wake the
+    /// connection).
+    func deliverIfWaiting(_ response: HTTPResponse) -> Bool {
         lock.lock()
+        defer { lock.unlock() }
+        guard case .waiting = outcome else { return false }
         outcome = .ready(response)
-        lock.unlock()
+        return true
     }
 
     /// The outcome; a ready response is taken (queued once).
@@ -357,7 +406,7 @@ private final class RequestState: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let current = outcome
-        if case .ready = current { outcome = .waiting }
+        if case .ready = current { outcome = .sent }
         return current
     }
 }

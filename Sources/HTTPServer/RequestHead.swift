@@ -18,8 +18,23 @@ struct RequestHead {
         return headers.reduce(line + query) { $0 + $1.name.utf8.count + ($1.value?.utf8.count ?? 0) + 4 }
     }
 
-    /// Why the request is malformed, in a sentence; nil when it is well framed.
-    var framingProblem: String? {
+    /// Why the request is malformed, with the status that says so (400, or 501 for a
+    /// transfer coding the server does not implement); nil when it is well framed.
+    var framingProblem: (status: Int, message: String)? {
+        if headers.contains(where: { !Self.isToken($0.name) }) {
+            // RFC 9112 §5.1: whitespace before the colon must be refused, not trimmed, since
+            // a proxy on the way may have read the header differently.
+            return (400, "a header's name is not a token (it has a space or a separator before its colon)")
+        }
+        if let problem = hostAndLengthProblem { return (400, problem) }
+        let codings = values("transfer-encoding")
+        if !codings.isEmpty, codings.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) != ["chunked"] {
+            return (501, "the only transfer coding a request may have is chunked")
+        }
+        return nil
+    }
+
+    private var hostAndLengthProblem: String? {
         let hosts = values("host")
         if hosts.count > 1 { return "the request has \(hosts.count) Host headers; send one" }
         if hosts.isEmpty && version == "HTTP/1.1" { return "an HTTP/1.1 request needs a Host header" }
@@ -28,10 +43,21 @@ struct RequestHead {
         }
         let lengths = Set(values("content-length").map { $0.trimmingCharacters(in: .whitespaces) })
         if lengths.count > 1 { return "the request has Content-Length headers that disagree" }
+        if let length = lengths.first, length.isEmpty || !length.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            return "the Content-Length header is not a number of bytes"
+        }
         if !values("transfer-encoding").isEmpty && !lengths.isEmpty {
             return "the request has both Content-Length and Transfer-Encoding; send one"
         }
         return nil
+    }
+
+    /// RFC 9110 §5.6.2: a token is one or more of these characters.
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
     }
 
     private func values(_ name: String) -> [String] {

@@ -38,6 +38,7 @@ final class ConnectionPool: @unchecked Sendable {
         writerOwner.withLock { $0 = me }
         defer {
             writerOwner.withLock { $0 = nil }
+            if isClosing { writer.close() }  // closed while this write ran
             writerLock.unlock()
         }
         try checkOpen()
@@ -55,8 +56,9 @@ final class ConnectionPool: @unchecked Sendable {
         return try body(reader)
     }
 
-    /// Closes every connection: idle readers now, the writer once a write in progress
-    /// ends, readers in use when they come back.
+    /// Closes every connection: idle readers and an idle writer now, a writer in use once
+    /// its write ends, readers in use when they come back. It does not wait for a write
+    /// (one waiting for another process's lock may wait a minute).
     func close() {
         condition.lock()
         isClosed = true
@@ -64,9 +66,16 @@ final class ConnectionPool: @unchecked Sendable {
         idleReaders.removeAll()
         condition.unlock()
         for reader in idle { reader.close() }
-        writerLock.lock()
-        writer.close()
-        writerLock.unlock()
+        if writerLock.try() {
+            writer.close()
+            writerLock.unlock()
+        }
+    }
+
+    private var isClosing: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return isClosed
     }
 
     private func checkOpen() throws {

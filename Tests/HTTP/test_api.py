@@ -7,7 +7,9 @@ import json
 import os
 import re
 import socket
+import sqlite3
 import subprocess
+import threading
 import time
 import unittest
 
@@ -138,6 +140,17 @@ class CatalogueTests(ServedGallery):
         for secret in ("S4", "S3", "S6", "S2", "S8", "S9"):
             self.assertNotIn(f"={secret}", log)
 
+    def test_a_token_pasted_into_a_path_or_a_value_is_not_logged(self):
+        token = self.workspace.add_user("paster")
+        self.server.request("GET", f"/api/photos/{token}")
+        self.server.request("GET", f"/api/status?q={token}")
+        deadline = time.monotonic() + 5
+        while self.server.log_text().count("trk_REDACTED") < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        log = self.server.log_text()
+        self.assertNotIn(token[4:], log)
+        self.assertGreaterEqual(log.count("trk_REDACTED"), 2, log[-600:])
+
     def test_headers_too_large_are_refused_and_the_server_lives_on(self):
         error = self.assertError(self.server.request("GET", "/api/regions", headers={"X-Filler": "x" * 12_000}), 413, "too_large")
         self.assertIn("line and headers", error["message"])
@@ -174,6 +187,28 @@ class CatalogueTests(ServedGallery):
             self.assertEqual(json.loads(body)["error"]["code"], "bad_request", name)
         self.assertTrue(self.raw_exchange(b"GET /api/status HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.1 200 "),
                         "HTTP/1.0 needs no Host")
+
+    def test_header_names_with_space_before_the_colon_and_unknown_codings_are_refused(self):
+        # RFC 9112 5.1 and 6.1: a name with whitespace before its colon is refused, not read
+        # as another header; a transfer coding other than chunked is not implemented.
+        cases = {
+            b"GET /api/status HTTP/1.1\r\nHost : a\r\n\r\n": 400,
+            b"GET /api/status HTTP/1.1\r\nHost: a\r\nContent-Length : 2\r\n\r\nab": 400,
+            b"POST /api/sync HTTP/1.1\r\nHost: a\r\nTransfer-Encoding : chunked\r\nContent-Length: 3\r\n\r\n0\r\n": 400,
+            b"POST /api/sync HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n": 501,
+            b"GET /api/status HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n": 501,
+        }
+        for request, status in cases.items():
+            answer = self.raw_exchange(request)
+            self.assertTrue(answer.startswith(f"HTTP/1.1 {status} ".encode()), f"{request!r}: {answer[:200]!r}")
+            self.assertIn(b"Connection: close", answer.split(b"\r\n\r\n", 1)[0])
+            json.loads(answer.split(b"\r\n\r\n", 1)[1])
+
+    def test_a_second_server_cannot_take_a_port_in_use(self):
+        result = self.workspace.run("serve", "--listen", f"127.0.0.1:{self.server.port}")
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("in use", result.stderr)
+        self.assertEqual(self.server.request("GET", "/api/status")[0], 200, "the first server still answers")
 
     def test_each_request_logs_one_escaped_line(self):
         self.server.request("GET", "/api/regions?limit=%1b[31m")
@@ -313,6 +348,20 @@ class PrivateAndCORSTests(ServedGallery):
         self.assertError(self.server.request("GET", "/api/regions"), 401)
         token = self.workspace.add_user("erin")
         self.assertEqual(self.server.get_json("/api/regions?limit=3", token=token), self.workspace.json("regions", "--limit", "3"))
+
+    def test_a_private_image_is_never_kept_by_a_shared_cache(self):
+        token = self.workspace.add_user("frank")
+        images = {name.split("_")[0] for name in os.listdir(os.path.join(ROOT, "SampleData", "images")) if name.endswith("_s.jpg")}
+        photos = [photo["id"] for region in self.server.get_json("/api/regions?limit=1000", token=token)
+                  for photo in self.server.get_json(f"/api/regions/{region['id']}/photos", token=token)]
+        photo = next((photo for photo in photos if photo in images), None)
+        if photo is None:
+            self.skipTest("SampleData has no thumbnail for the synced photos")
+        status, headers, _ = self.server.request("GET", f"/api/photos/{photo}/thumbnail", token=token)
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["cache-control"].startswith("private"), headers["cache-control"])
+        self.assertNotIn("public", headers["cache-control"])
+        self.assertIn("Authorization", headers.get("vary", ""))
 
     def test_cors_answers_the_allowed_origin_only(self):
         token = self.workspace.add_user("finn")
@@ -491,9 +540,21 @@ class LiveListTests(ServedGallery):
         third = EventStream(server, "/api/regions/changes")
         self.assertEqual(third.status, 429)
         self.assertEqual(json.loads(third.body)["error"]["code"], "too_many_streams")
+        # A client that hangs up gives its slot back within seconds, not at the next heartbeat.
+        streams[0].close()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            again = EventStream(server, "/api/regions/changes")
+            self.addCleanup(again.close)
+            if again.status == 200:
+                break
+            time.sleep(0.25)
+        self.assertEqual(again.status, 200, "the closed stream's slot was given back")
 
 
 class LifecycleTests(unittest.TestCase):
+    assertError = ServedGallery.assertError
+
     @classmethod
     def setUpClass(cls):
         cls.workspace = Workspace(pages=1)
@@ -513,6 +574,39 @@ class LifecycleTests(unittest.TestCase):
         self.assertTrue(stream.ended.wait(2), "the stream ended")
         with self.assertRaises(OSError):
             socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+
+    def test_sigterm_answers_a_request_still_waiting_and_exits_0_within_5_seconds(self):
+        server = Server(self.workspace)
+        self.addCleanup(server.stop)
+        token = self.workspace.add_user("waiting")
+        region = self.workspace.json("regions", "--limit", "1")[0]["id"]
+        photo = self.workspace.json("photos", "--region", region)[0]["id"]
+        # Another process holds the store's write lock: the view waits for it, suspended.
+        holder = sqlite3.connect(self.workspace.store, isolation_level=None, timeout=1)
+        self.addCleanup(holder.close)
+        holder.execute("BEGIN IMMEDIATE")
+        outcome = {}
+
+        def view():
+            try:
+                outcome["answer"] = server.request("POST", f"/api/photos/{photo}/view", token=token)
+            except OSError as error:
+                outcome["answer"] = error
+
+        viewer = threading.Thread(target=view)
+        viewer.start()
+        time.sleep(1)
+        started = time.monotonic()
+        status = server.stop(timeout=10)
+        elapsed = time.monotonic() - started
+        viewer.join(10)
+        holder.execute("ROLLBACK")
+        self.assertEqual(status, 0, server.log_text())
+        self.assertLess(elapsed, 5)
+        answer = outcome.get("answer")
+        self.assertIsInstance(answer, tuple, f"the waiting request was answered: {answer!r}")
+        self.assertError(answer, 503, "shutting_down")
+        self.assertEqual(self.workspace.json("recents", "--user", "waiting"), [], "nothing was half-written")
 
     def test_a_slow_client_is_cut_off(self):
         server = Server(self.workspace, "--request-timeout", "1s")

@@ -62,8 +62,9 @@ extension Commands {
         await stop.wait()
         log("info", "stopping", [("open_streams", server.openStreams), ("requests_in_flight", server.activeRequests)])
         passes?.cancel()
+        runner.cancel()
         api.close()
-        server.stop(drainingFor: 3.5)
+        server.stop(drainingFor: 3)
         await runner.stop()
         withExtendedLifetime(signals) {}
         log("info", "stop", [("pid", getpid())])
@@ -142,8 +143,6 @@ final class StopSignal: @unchecked Sendable {
 }
 
 extension DaemonLog {
-    /// One line per request: method, path (query values of secret-looking names hidden),
-    /// status, bytes, milliseconds, client; every value escaped.
     /// A query parameter whose name suggests a credential (`token`, `apikey`, `api-key`,
     /// `auth`, `sig`, `session` …): its value is not logged. The API itself takes none, so
     /// erring on the side of hiding costs nothing.
@@ -153,11 +152,21 @@ extension DaemonLog {
         return words.contains { folded.contains($0) }
     }
 
+    /// The text with anything shaped like an API token (`trk_…`) replaced: a client that
+    /// pastes its token into a path or another parameter has it hidden too.
+    static func hidingTokens(_ text: String) -> String {
+        text.replacing(/trk_[A-Za-z0-9_\-]{4,}/, with: "trk_REDACTED")
+    }
+
+    /// One line per request: method, path (query values of secret-looking names hidden,
+    /// token-shaped text anywhere hidden), status, bytes, milliseconds, client; every value
+    /// escaped.
     func request(_ record: HTTPRequestRecord) {
         let query = record.arguments.map { argument in
             argument.name + (argument.value.map { "=" + (Self.looksSecret(argument.name) ? "REDACTED" : $0) } ?? "")
         }.joined(separator: "&")
-        self("info", "request", [("method", record.method), ("path", record.path + (query.isEmpty ? "" : "?" + query)),
+        let target = Self.hidingTokens(record.path + (query.isEmpty ? "" : "?" + query))
+        self("info", "request", [("method", record.method), ("path", target),
                                  ("status", record.status), ("bytes", record.bytes),
                                  ("ms", String(format: "%.2f", record.seconds * 1000)), ("client", record.clientAddress)]
              + (record.interrupted ? [("interrupted", "true")] : []))
