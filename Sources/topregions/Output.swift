@@ -9,12 +9,12 @@ struct Output: Sendable {
     let errorIsTerminal = isatty(STDERR_FILENO) != 0
 
     func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.out(Data(text.utf8))
     }
 
     /// One line on stderr, its text escaped for the terminal (it may quote a server).
     func diagnostic(_ text: String) {
-        FileHandle.standardError.write(Data((TerminalText.escape(text) + "\n").utf8))
+        StandardStreams.err(Data((TerminalText.escape(text) + "\n").utf8))
     }
 
     /// A line of human output that quotes text from outside: escaped for the terminal.

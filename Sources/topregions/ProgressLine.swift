@@ -56,7 +56,7 @@ final class ProgressLine: Sendable {
             // Too narrow: what holds the pass goes first, so that a cut takes the counters.
             return [state.shortWaiting, state.pages, state.places].filter { !$0.isEmpty }.joined(separator: " · ")
         }
-        if let line { FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.fitted(line, width: width)).utf8)) }
+        if let line { StandardStreams.err(Data(("\r\u{1B}[K" + Self.fitted(line, width: width)).utf8)) }
     }
 
     /// The line cut to `width` columns, with "…" where it was cut.
@@ -75,6 +75,6 @@ final class ProgressLine: Sendable {
     /// Clears the line (before the pass's result is printed).
     func finish() {
         let shown = state.withLock { $0.shown }
-        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if shown { StandardStreams.err(Data("\r\u{1B}[K".utf8)) }
     }
 }

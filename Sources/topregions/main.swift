@@ -6,10 +6,12 @@ let version = "0.2.0"
 
 /// Prints the message (and, for a usage error, the usage line) on stderr and exits.
 func fail(_ message: String, code: Int32, usageHint: String? = nil) -> Never {
-    FileHandle.standardError.write(Data("topregions: \(TerminalText.escape(message))\n".utf8))
-    if let usageHint { FileHandle.standardError.write(Data(usageHint.utf8)) }
+    StandardStreams.err(Data("topregions: \(TerminalText.escape(message))\n".utf8))
+    if let usageHint { StandardStreams.err(Data(usageHint.utf8)) }
     exit(code)
 }
+
+StandardStreams.guardDescriptors()
 
 let words: CommandLineWords
 do {
@@ -18,12 +20,12 @@ do {
     fail("\(error)", code: ExitStatus.usage, usageHint: HelpText.usageHint(nil))
 }
 if words.version {
-    print("topregions \(version)")
+    StandardStreams.out(Data("topregions \(version)\n".utf8))
     exit(0)
 }
 guard let name = words.command else {
     if words.flags.contains("help") {
-        print(HelpText.overview(), terminator: "")
+        StandardStreams.out(Data(HelpText.overview().utf8))
         exit(0)
     }
     if let option = words.rest.first(where: { $0.hasPrefix("-") }) {
@@ -35,7 +37,7 @@ guard let command = Commands.named(name) else {
     fail(Commands.unknown(name), code: ExitStatus.usage, usageHint: HelpText.usageHint(nil))
 }
 if words.flags.contains("help") {
-    print(HelpText.help(command), terminator: "")
+    StandardStreams.out(Data(HelpText.help(command).utf8))
     exit(0)
 }
 

@@ -248,4 +248,30 @@ struct ReadOnlyStoreTests {
         let prune = try run(["prune"])
         #expect(prune.status == 1 && prune.stderr.contains("permission denied"), "\(prune.stderr)")
     }
+
+    @Test("Output that cannot be written is a failure that says so, not a crash; a log that cannot be written is ignored")
+    func unwritableOutput() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        func run(_ arguments: [String], stdout: String, stderr: FileHandle) throws -> Int32 {
+            let process = Process()
+            process.executableURL = try Tool.executable()
+            process.arguments = ["--store", tool.store] + arguments
+            process.standardOutput = FileHandle(forWritingAtPath: stdout)
+            process.standardError = stderr
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit, "\(arguments): it exits, it does not crash")
+            return process.terminationStatus
+        }
+        let errors = Pipe()
+        #expect(try run(["regions"], stdout: "/dev/full", stderr: errors.fileHandleForWriting) == 1)
+        #expect(try run(["--help"], stdout: "/dev/full", stderr: errors.fileHandleForWriting) == 1)
+        try errors.fileHandleForWriting.close()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.contains("cannot write to standard output: No space left on device"), "\(said)")
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        #expect(try run(["regions", "--limit", "x"], stdout: "/dev/null", stderr: full) == 64)
+        #expect(try run(["check"], stdout: "/dev/null", stderr: full) == 0)
+    }
 }

@@ -45,7 +45,7 @@ struct DaemonLog: Sendable {
         } else {
             line = "ts=\(Date().iso8601) level=\(level) event=\(event)" + fields.map { " \($0.0)=" + TerminalText.logValue("\($0.1)") }.joined()
         }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStreams.err(Data((line + "\n").utf8))
     }
 
     enum JSONField: Encodable {

@@ -46,7 +46,7 @@ extension Commands {
 
     static func writeBytes(_ data: Data, to path: String?, _ output: Output) throws -> Int32 {
         guard let path else {
-            FileHandle.standardOutput.write(data)
+            StandardStreams.out(data)
             return 0
         }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
