@@ -54,4 +54,10 @@ enum StoreTables {
             token INTEGER NOT NULL,
             data BLOB NOT NULL);
         """
+
+    /// The tables and indexes `create` makes, by name.
+    static let createdNames: [String] = create.split(separator: "\n").compactMap { line in
+        guard let range = line.range(of: "IF NOT EXISTS ") else { return nil }
+        return line[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }.description
+    }
 }

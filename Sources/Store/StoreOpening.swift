@@ -134,6 +134,9 @@ enum StoreOpening {
 
     /// Applies each migration not yet applied, each in its own transaction.
     static func migrate(_ connection: Connection, schema: Schema, migrator: Migrator) throws {
+        // A store that has every migration needs no write lock to open: a reader is not
+        // held up by another process's long write.
+        if try isUpToDate(connection, migrator: migrator) { return }
         try connection.inImmediateTransaction { try connection.execute(StoreTables.create) }
         for migration in migrator.migrations {
             do {
@@ -150,6 +153,15 @@ enum StoreOpening {
             }
             connection.clearStatementCache()
         }
+    }
+
+    /// Whether every bookkeeping table and every migration is there already.
+    private static func isUpToDate(_ connection: Connection, migrator: Migrator) throws -> Bool {
+        let names = StoreTables.createdNames
+        let placeholders = names.map { _ in "?" }.joined(separator: ", ")
+        let present = try connection.rows("SELECT name FROM sqlite_schema WHERE name IN (\(placeholders))", names.map { .text($0) })
+        guard present.count == names.count else { return false }
+        return Set(try appliedMigrations(connection)).isSuperset(of: migrator.names)
     }
 
     static func appliedMigrations(_ connection: Connection) throws -> [String] {

@@ -35,7 +35,10 @@ public final class Gallery: Sendable {
     /// Opens the gallery at `path` for `use`. Reading or writing never creates a store: a
     /// missing one is `noStore`; one that cannot be opened is `storeUnavailable`, its
     /// message naming the cause and the path.
-    public static func open(path: String, for use: Use) throws -> Gallery {
+    ///
+    /// `busyTimeout` is how long a write waits for another process's (default: the store's
+    /// 60 seconds).
+    public static func open(path: String, for use: Use, busyTimeout: TimeInterval? = nil) throws -> Gallery {
         // Checked before anything touches the file system: such a "path" would otherwise
         // become a directory named `postgresql:`.
         if PostgresLocation.isURL(path) {
@@ -45,6 +48,7 @@ public final class Gallery: Sendable {
         }
         var configuration = StoreConfiguration()
         configuration.access = use == .create ? .readWriteCreate : .readWrite
+        if let busyTimeout { configuration.busyTimeout = busyTimeout }
         do {
             do {
                 return try Gallery(path: path, configuration: configuration)

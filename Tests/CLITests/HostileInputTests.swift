@@ -274,4 +274,29 @@ struct ReadOnlyStoreTests {
         #expect(try run(["regions", "--limit", "x"], stdout: "/dev/null", stderr: full) == 64)
         #expect(try run(["check"], stdout: "/dev/null", stderr: full) == 0)
     }
+
+    @Test("A store another process keeps locked: reads go on, a write gives up after TOPREGIONS_BUSY_TIMEOUT with 75 and plain words")
+    func busyStore() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        let photo = try #require(((try tool.run(["--json", "regions", "--limit", "1"]).json as? [[String: Any]])?.first?["id"] as? String)
+            .flatMap { region in (try? tool.run(["--json", "photos", "--region", region]).json as? [[String: Any]])?.first?["id"] as? String })
+        // Another program holds the write lock until its stdin closes.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); db.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()", tool.store]
+        let input = Pipe(), said = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = said
+        try holder.run()
+        defer { try? input.fileHandleForWriting.close(); holder.waitUntilExit() }
+        #expect(String(decoding: said.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+        let environment = ["TOPREGIONS_BUSY_TIMEOUT": "1s"]
+        let read = try tool.run(["regions", "--limit", "1"], environment: environment)
+        #expect(read.status == 0, "reading needs no write lock: \(read.stderr)")
+        let write = try tool.run(["view", photo], environment: environment)
+        #expect(write.status == 75, "\(write.stderr)")
+        #expect(write.stderr.contains("busy") && !write.stderr.contains("SQL"), "\(write.stderr)")
+        #expect(try tool.run(["regions"], environment: ["TOPREGIONS_BUSY_TIMEOUT": "soon"]).status == 64)
+    }
 }

@@ -188,13 +188,16 @@ enum Duration {
         guard !text.isEmpty, text.utf8.count <= 40 else { return nil }
         var total: Double = 0
         var amount = ""
+        var previousUnit = Double.infinity
         for character in text {
             if character.isASCII && (character.isNumber || character == ".") {
                 amount.append(character)
                 continue
             }
-            guard let number = Double(amount), let unit = seconds(per: character) else { return nil }
+            // Units from the largest down, each once: `1h30m`, not `1h1h` or `30m1h`.
+            guard let number = Double(amount), let unit = seconds(per: character), unit < previousUnit else { return nil }
             total += number * unit
+            previousUnit = unit
             amount = ""
         }
         guard amount.isEmpty, total.isFinite else { return nil }

@@ -16,7 +16,7 @@ struct WatchPrinter<Row: TableRow & Encodable & Sendable> {
         if output.isTerminal {
             output.write("\u{1B}[H\u{1B}[2J" + Self.fitted(table.text(width: output.terminalWidth), height: output.terminalHeight - 1))
         } else {
-            output.write("── \(title) at token \(token) ──\n" + table.text(width: nil))
+            output.write("── \(TerminalText.escape(title)) at token \(token) ──\n" + table.text(width: nil))
         }
     }
 
