@@ -28,11 +28,24 @@ public struct GallerySource: Sendable {
     public var rateLimit: Int?
 
     /// A name for messages and logs (the endpoint without its query, or the SampleData path).
+    /// The source as logs and progress lines name it: an endpoint's password and the
+    /// values of its credential-like query parameters are never shown.
     public var name: String {
         switch origin {
         case .sampleData(let directory): return "SampleData at \(directory.path)"
-        case .server(let endpoint): return endpoint.absoluteString
+        case .server(let endpoint): return Self.displayed(endpoint)
         }
+    }
+
+    static func displayed(_ endpoint: URL) -> String {
+        guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else { return "the configured endpoint" }
+        if components.password != nil { components.password = "REDACTED" }
+        components.queryItems = components.queryItems?.map { item in
+            let folded = item.name.lowercased()
+            let secret = ["key", "token", "secret", "sig", "auth", "passw", "session"].contains { folded.contains($0) }
+            return secret && item.value != nil ? URLQueryItem(name: item.name, value: "REDACTED") : item
+        }
+        return components.string ?? "the configured endpoint"
     }
 
     /// The source the options name: an endpoint or a key means a server, else SampleData
