@@ -72,6 +72,9 @@ struct Table {
 
     let columns: [Column]
     private(set) var rows: [[String]] = []
+    /// The column the rows are ordered by, if not the first: it is shrunk but never dropped
+    /// to fit a terminal (the order would make no sense without it).
+    var orderedBy: Int?
     /// Lines that stand between rows (a section's heading), by the row they precede.
     private(set) var headings: [Int: String] = [:]
 
@@ -91,13 +94,19 @@ struct Table {
     /// (the last first), so that keys stay whole on one line.
     func text(width: Int?) -> String {
         let all = [columns.map(\.header)] + rows
-        var widths = columns.indices.map { column in all.map { Self.displayWidth($0[column]) }.max() ?? 0 }
+        let natural = columns.indices.map { column in all.map { Self.displayWidth($0[column]) }.max() ?? 0 }
+        var widths = natural
         var shown = Array(columns.indices)
         if let width {
             shrink(&widths, shown: shown, toFit: width)
-            let droppable = columns.indices.filter { columns[$0].kind == .text }.dropFirst().reversed()
-            for column in droppable where Self.totalWidth(widths, shown) > width {
+            // The first free-text column (the title, the name) stays, unless the rows are
+            // ordered by another, which then stays in its place.
+            let texts = columns.indices.filter { columns[$0].kind == .text }
+            let droppable = orderedBy.map { kept in texts.filter { $0 != kept } } ?? Array(texts.dropFirst())
+            for column in droppable.reversed() where Self.totalWidth(widths, shown) > width {
                 shown.removeAll { $0 == column }
+                widths = natural  // the columns left share the room again
+                shrink(&widths, shown: shown, toFit: width)
             }
         }
         var lines: [String] = []

@@ -63,8 +63,10 @@ struct Command: Sendable {
     var examples: [Example] = []
     /// More than the abstract, for help and the man page.
     var discussion: String? = nil
-    /// Whether `--json` applies (commands that write bytes refuse it).
-    var writesJSON = true
+    /// What the command writes when it is not JSON (an image's bytes, a script): then
+    /// `--json` does not apply and is refused. Nil: `--json` applies.
+    var writesInstead: String? = nil
+    var writesJSON: Bool { writesInstead == nil }
     let run: @Sendable (inout Invocation) async throws -> Int32
 
     func option(named name: String) -> Option? {

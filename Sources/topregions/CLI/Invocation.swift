@@ -122,8 +122,8 @@ struct Invocation {
             throw UsageError("unexpected argument \"\(positionals[command.arguments.count])\"", command: command)
         }
         self.positionals = positionals
-        if words.flags.contains("json") && !command.writesJSON {
-            throw UsageError("\(command.name) writes the image's bytes, not JSON: --json does not apply", command: command)
+        if words.flags.contains("json"), let writes = command.writesInstead {
+            throw UsageError("\(command.name) writes \(writes), not JSON: --json does not apply", command: command)
         }
         output = Output(json: words.flags.contains("json"), quiet: words.flags.contains("quiet"))
     }

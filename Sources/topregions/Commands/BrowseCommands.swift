@@ -45,7 +45,8 @@ extension Commands {
         let region = try gallery.region(named: name)
         let rows = try base.map { try gallery.photoRows(inRegion: region.id ?? -1, byPhotographer: invocation.flag("by-photographer"), imageBase: $0) }
             ?? gallery.photoRows(inRegion: region.id ?? -1, byPhotographer: invocation.flag("by-photographer"))
-        try show(rows, invocation.output, empty: "No photos in \(region.name) yet.")
+        try show(rows, invocation.output, empty: "No photos in \(region.name) yet.",
+                 orderedBy: invocation.flag("by-photographer") ? "PHOTOGRAPHER" : nil)
         return 0
     }
 

@@ -7,7 +7,7 @@ extension Commands {
         arguments: [Argument(name: "COMMAND", help: "the command to tell about", optional: true)],
         options: [.flag("man", "print the man page (roff), the same as `man topregions` shows")],
         examples: [Example(arguments: ["help", "photos"], explanation: "how to list a region's photos")],
-        writesJSON: false
+        writesInstead: "help text for people"
     ) { invocation in
         if invocation.flag("man") {
             invocation.output.write(HelpText.manPage())
@@ -26,7 +26,7 @@ extension Commands {
         name: "completion", abstract: "Print the shell completion script for bash, zsh or fish.",
         arguments: [Argument(name: "SHELL", help: "bash, zsh or fish")],
         examples: [Example(arguments: ["completion", "bash"], explanation: "the script for bash (installed by scripts/install)")],
-        writesJSON: false
+        writesInstead: "a shell script"
     ) { invocation in
         let shell = invocation.positional(0) ?? ""
         guard let script = HelpText.completion(shell) else {

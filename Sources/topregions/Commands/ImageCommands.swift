@@ -12,7 +12,7 @@ extension Commands {
         name: "thumbnail", abstract: "Write a photo's 75×75 thumbnail (downloaded once, then kept in the store).",
         arguments: [Argument(name: "ID", help: "the photo's Flickr id")], options: imageOptions,
         examples: [Example(arguments: ["thumbnail", "53300015459", "--output", "thumb.jpg"], explanation: "write the thumbnail to a file")],
-        writesJSON: false
+        writesInstead: "the image's bytes"
     ) { invocation in
         let (id, output, source) = (try invocation.photoID(at: 0), try outputFile(invocation), try invocation.imageSource())
         // A store this user cannot write still gives its stored thumbnails (and one fetched
@@ -26,7 +26,7 @@ extension Commands {
         name: "image", abstract: "Write a photo's large image (through the image file cache).",
         arguments: [Argument(name: "ID", help: "the photo's Flickr id")], options: imageOptions,
         examples: [Example(arguments: ["image", "53300015459", "--output", "photo.jpg"], explanation: "write the large image to a file")],
-        writesJSON: false
+        writesInstead: "the image's bytes"
     ) { invocation in
         let (id, output, source) = (try invocation.photoID(at: 0), try outputFile(invocation), try invocation.imageSource())
         let gallery = try invocation.openGallery(.read)

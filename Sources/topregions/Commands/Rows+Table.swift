@@ -38,8 +38,11 @@ func table<Row: TableRow>(_ sections: [(heading: String?, rows: [Row])]) -> Tabl
 }
 
 /// Prints rows as JSON or a table, or says that there are none (and what to do).
-func show<Row: TableRow & Encodable>(_ rows: [Row], _ output: Output, empty: String) throws {
+/// `orderedBy` names the column the rows are ordered by, which is never dropped.
+func show<Row: TableRow & Encodable>(_ rows: [Row], _ output: Output, empty: String, orderedBy: String? = nil) throws {
     if output.json { return try output.emit(rows) }
     if rows.isEmpty { return output.line(empty) }
-    output.table(table([(nil, rows)]))
+    var shown = table([(nil, rows)])
+    shown.orderedBy = orderedBy.flatMap { name in Row.columns.firstIndex { $0.0 == name } }
+    output.table(shown)
 }
