@@ -278,6 +278,12 @@ struct NewcomerTests {
         #expect(process.terminationStatus == 0)
         let lines = log.text.split(separator: "\n")
         #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] }, "\(log.text)")
+        let events = lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        let start = events.first { $0["event"] as? String == "start" }
+        #expect(start?["interval"] as? Int == 3600, "an interval is a number of seconds")
+        let sync = try #require(events.first { $0["event"] as? String == "sync" })
+        #expect(sync["seconds"] is NSNumber && !(sync["seconds"] is String), "seconds are a number: \(sync)")
+        #expect(sync["error"] == nil, "a pass that did not fail has no error field: \(sync)")
     }
 
     @Test("Shell completions and the man page come from the command table")

@@ -48,6 +48,13 @@ struct DaemonLog: Sendable {
         StandardStreams.err(Data((line + "\n").utf8))
     }
 
+    /// A number of seconds as the log writes it: whole seconds as an integer, others to
+    /// the hundredth (a JSON number either way, never text).
+    static func seconds(_ value: TimeInterval) -> any Sendable {
+        let hundredths = (value * 100).rounded() / 100
+        return hundredths == hundredths.rounded() && abs(hundredths) < 1e15 ? Int(hundredths) : hundredths
+    }
+
     enum JSONField: Encodable {
         case text(String), integer(Int64), number(Double)
         init(_ value: any Sendable) {
@@ -138,7 +145,7 @@ extension Commands {
         let log = DaemonLog(json: invocation.output.json)
         let state = DaemonState()
         let signals = SignalEvents { event in Task { await state.signal(event) } }
-        log("info", "start", [("pid", getpid()), ("interval", Int(interval)), ("source", source.name), ("store", Gallery.absolute(invocation.storePath))])
+        log("info", "start", [("pid", getpid()), ("interval", DaemonLog.seconds(interval)), ("source", source.name), ("store", Gallery.absolute(invocation.storePath))])
         var failures = 0
         while await !state.stopping {
             guard let pass = await state.start({ await runPass(gallery, source: source, options: options, log: log) }) else { break }
@@ -155,7 +162,7 @@ extension Commands {
             // After failures, try again sooner, backing off up to the interval.
             let base = failures == 0 ? interval : min(interval, 30 * pow(2, Double(min(failures, 30) - 1)))
             let wait = base * Double.random(in: 0.9...1.1)
-            log("info", "sleep", [("seconds", Int(wait)), ("failures", failures)])
+            log("info", "sleep", [("seconds", DaemonLog.seconds(wait)), ("failures", failures)])
             guard let sleep = await state.start({ try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }) else { break }
             await sleep.value
             if await state.takePassRequest() { log("info", "pass-requested", [("signal", "HUP")]) }
@@ -178,7 +185,7 @@ extension Commands {
             case .pages(let read, let of, let stored):
                 log("info", "progress", [("pages_read", read), ("pages", of), ("photos_stored", stored)])
             case .waitingForRateLimit(let seconds, let limit):
-                if seconds >= 5 { log("info", "rate-limit-wait", [("seconds", String(format: "%.1f", seconds)), ("limit", limit)]) }
+                if seconds >= 5 { log("info", "rate-limit-wait", [("seconds", DaemonLog.seconds(seconds)), ("limit", limit)]) }
             case .places:
                 break
             }
@@ -190,7 +197,7 @@ extension Commands {
                 ("places_resolved", result.placesResolved), ("places_pending", result.placesPending), ("calls", result.calls),
                 ("records_skipped", result.recordsSkipped), ("future_dates_ignored", result.futureDatesIgnored),
                 ("places_left_at_deadline", result.placesLeftAtDeadline),
-                ("seconds", String(format: "%.2f", result.seconds)), ("error", result.error ?? "")])
+                ("seconds", DaemonLog.seconds(result.seconds))] + (result.error.map { [("error", $0)] } ?? []))
             for record in result.skippedRecords { log("warning", "skipped-record", [("record", record)]) }
             return result.outcome == .failed
         } catch is CancellationError {
