@@ -139,7 +139,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     }
 
     static func encode(_ value: some Encodable) throws -> [UInt8] {
-        var bytes = Array(try GalleryJSON.encoder.encode(value))
+        var bytes = try GalleryJSON.bytes(value)
         bytes.append(UInt8(ascii: "\n"))
         return bytes
     }

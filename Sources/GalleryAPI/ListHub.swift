@@ -131,7 +131,7 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
 
     /// `id:`, `event:` and one `data:` line (JSON has no raw newline), then a blank line.
     static func encode(_ event: ListEvent<Row>, name: String) -> [UInt8]? {
-        guard let json = try? GalleryJSON.encoder.encode(event) else { return nil }
+        guard let json = try? GalleryJSON.bytes(event) else { return nil }
         var bytes = Array("id: \(event.token)\nevent: \(name)\ndata: ".utf8)
         bytes.append(contentsOf: json)
         bytes.append(contentsOf: Array("\n\n".utf8))

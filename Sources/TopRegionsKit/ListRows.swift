@@ -188,7 +188,46 @@ public enum GalleryJSON {
 
     /// One value as JSON text.
     public static func text(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
+        String(decoding: try bytes(value), as: UTF8.self)
+    }
+
+    /// One value as JSON's UTF-8 bytes, with characters that act on a terminal or a
+    /// JavaScript parser written as `\u` escapes (they parse back to the same text).
+    public static func bytes(_ value: some Encodable) throws -> [UInt8] {
+        escapingInvisibles(Array(try encoder.encode(value)))
+    }
+
+    /// JSON text with DEL, the C1 controls, the line and paragraph separators (which end a
+    /// JavaScript string), the bidirectional controls, zero-width characters and the BOM
+    /// written as `\u` escapes. JSON allows them raw inside strings, and they can only be
+    /// inside strings, so escaping them changes no value; it keeps a `--json` line that
+    /// reaches a terminal, a log or a script tag from being read as something else.
+    public static func escapingInvisibles(_ json: [UInt8]) -> [UInt8] {
+        guard json.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF }) else { return json }
+        var result: [UInt8] = []
+        result.reserveCapacity(json.count + 32)
+        var index = 0
+        func escape(_ scalar: UInt32) { result += Array(String(format: "\\u%04x", scalar).utf8) }
+        while index < json.count {
+            let byte = json[index]
+            if byte == 0x7F {
+                escape(0x7F); index += 1; continue
+            }
+            if byte == 0xC2, index + 1 < json.count, (0x80...0x9F).contains(json[index + 1]) {
+                escape(UInt32(json[index + 1])); index += 2; continue
+            }
+            if index + 2 < json.count, byte == 0xE2 || byte == 0xEF {
+                let scalar = (UInt32(byte & 0x0F) << 12) | (UInt32(json[index + 1] & 0x3F) << 6) | UInt32(json[index + 2] & 0x3F)
+                if isInvisible(scalar) { escape(scalar); index += 3; continue }
+            }
+            result.append(byte)
+            index += 1
+        }
+        return result
+    }
+
+    private static func isInvisible(_ scalar: UInt32) -> Bool {
+        (0x200B...0x200F).contains(scalar) || (0x2028...0x202E).contains(scalar) || (0x2066...0x2069).contains(scalar) || scalar == 0xFEFF
     }
 
     /// A date as the JSON writes it: `2026-12-03T17:25:37Z`, whole seconds (truncated), UTC.

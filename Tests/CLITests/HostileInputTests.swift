@@ -32,7 +32,10 @@ struct HostileInputTests {
         let source = ["--endpoint", server.endpoint.absoluteString, "--format", format, "--rate-limit", "none", "--pages", "1", "--per-page", "50"]
         let sync = try tool.run(["sync"] + source)
         #expect(sync.status == 0, "\(sync.stderr)")
-        let regions = try #require(try tool.run(["regions", "--json"]).json as? [[String: Any]])
+        let regionsRun = try tool.run(["regions", "--json"])
+        #expect(!hasRawControls(regionsRun.stdout) && !regionsRun.stdout.unicodeScalars.contains { $0.value == 0x2028 || $0.value == 0x2029 },
+                "--json writes controls and separators as \\u escapes: \(regionsRun.stdout.prefix(300).debugDescription)")
+        let regions = try #require(regionsRun.json as? [[String: Any]])
         let region = try #require(regions.first?["id"] as? String)
         #expect(regions.first?["name"] as? String == "Region" + title, "JSON keeps the region's name exactly")
         let photos = try #require(try tool.run(["photos", "--region", region, "--json"]).json as? [[String: Any]])

@@ -21,4 +21,19 @@ struct GalleryJSONTests {
             #expect(GalleryJSON.iso8601(date) == formatter.string(from: date), "\(seconds)")
         }
     }
+
+    @Test("Controls, separators and bidirectional marks are written as \\u escapes and read back as the same text")
+    func invisiblesAreEscaped() throws {
+        let invisible: [UInt32] = [0x7F] + Array(0x80...0x9F) + Array(0x200B...0x200F) + Array(0x2028...0x202E) + Array(0x2066...0x2069) + [0xFEFF]
+        let visible = "é → 東京 🐱 \u{2030}\u{2065}\u{FEFE}"
+        for value in invisible {
+            let scalar = try #require(Unicode.Scalar(value))
+            let text = "a" + String(Character(scalar)) + visible
+            let json = try GalleryJSON.bytes(["t": text])
+            let written = String(decoding: json, as: UTF8.self)
+            #expect(!written.unicodeScalars.contains(scalar), "U+\(String(value, radix: 16)) is escaped")
+            #expect(written.contains(visible), "other characters stay as they are")
+            #expect(try JSONDecoder().decode([String: String].self, from: Data(json))["t"] == text, "U+\(String(value, radix: 16)) reads back")
+        }
+    }
 }
