@@ -51,7 +51,7 @@ let package = Package(
         // An HTTP/1.1 server on libmicrohttpd: requests in, responses and event streams out.
         .target(name: "HTTPServer", dependencies: ["CHTTPServer", "CMicroHTTPD"]),
         // The gallery's HTTP API: routes, JSON, users' tokens, live lists as event streams.
-        .target(name: "GalleryAPI", dependencies: ["HTTPServer", "TopRegionsKit", "ResultsController", "Store", "CDigest"]),
+        .target(name: "GalleryAPI", dependencies: ["HTTPServer", "TopRegionsKit", "ResultsController", "Store", "CDigest", "Flickr"]),
         .executableTarget(
             name: "topregions",
             dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr", "CProcessMemory", "GalleryAPI", "HTTPServer"]

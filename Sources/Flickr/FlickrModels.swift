@@ -3,6 +3,13 @@ import Foundation
 /// One photo of a `flickr.photos.search` response. Only `id` and `owner` are required;
 /// every extra Flickr may leave out is optional.
 public struct FlickrPhoto: Sendable, Equatable {
+    /// Whether `text` can be a Flickr photo id: a decimal number of 1 to 32 digits (longer
+    /// than any integer type, kept as text). The one rule for what sync stores and what
+    /// the CLI and the HTTP API accept, so every stored photo can be asked for.
+    public static func isValidID(_ text: String) -> Bool {
+        (1...32).contains(text.utf8.count) && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
     /// The Flickr photo id (digits, as a string): the photo's identity.
     public var id: String
     /// The owner's Flickr id (NSID, e.g. "12345678@N00").

@@ -78,6 +78,9 @@ enum FlickrFields {
         guard let id = LooseValue.nonEmptyString(fields["id"]) else {
             return .failure(SkippedRecord(page: page, index: index, reason: "photo \(index + 1) has no id"))
         }
+        guard FlickrPhoto.isValidID(id) else {
+            return .failure(SkippedRecord(page: page, index: index, reason: "photo \(index + 1) has an id that is not a Flickr photo id (1 to 32 digits)"))
+        }
         guard let owner = LooseValue.nonEmptyString(fields["owner"]) else {
             return .failure(SkippedRecord(page: page, index: index, reason: "photo \(id) has no owner"))
         }

@@ -1,5 +1,6 @@
+import Flickr
 /// The API's endpoints, as paths match them (see docs/openapi.yaml). A path with an id that
-/// cannot be one (a photo id is 1 to 20 digits, a region's a Flickr place id) matches
+/// cannot be one (a photo id is 1 to 32 digits, a region's a Flickr place id) matches
 /// nothing: no id reaches the store or the file system unchecked.
 enum Endpoint: Equatable {
     case regions, regionsChanges, regionPhotos(String), regionPhotosChanges(String)
@@ -65,9 +66,9 @@ enum Endpoint: Equatable {
         }
     }
 
-    /// Flickr photo ids are decimal numbers.
+    /// Flickr photo ids are decimal numbers (the rule sync stores by).
     static func isPhotoID(_ text: String) -> Bool {
-        (1...20).contains(text.utf8.count) && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        FlickrPhoto.isValidID(text)
     }
 
     /// Flickr place ids: letters, digits, `.`, `_`, `-` and `@` (as in `7.sWXjpWU7.ZfBZ4`).

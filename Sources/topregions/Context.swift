@@ -1,3 +1,4 @@
+import Flickr
 import Foundation
 import TopRegionsKit
 
@@ -21,12 +22,12 @@ extension Invocation {
         return (environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()) + "/" + fallback
     }
 
-    /// The positional argument at `index` as a Flickr photo id: 1 to 20 digits, else a usage
+    /// The positional argument at `index` as a Flickr photo id: 1 to 32 digits, else a usage
     /// error (before any store is opened).
     func photoID(at index: Int) throws -> String {
         let word = positional(index) ?? ""
-        guard (1...20).contains(word.utf8.count), word.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
-            throw UsageError("ID must be a Flickr photo id (1 to 20 digits), not \"\(TerminalText.escape(String(word.prefix(40))))\"", command: command)
+        guard FlickrPhoto.isValidID(word) else {
+            throw UsageError("ID must be a Flickr photo id (1 to 32 digits), not \"\(TerminalText.escape(String(word.prefix(40))))\"", command: command)
         }
         return word
     }

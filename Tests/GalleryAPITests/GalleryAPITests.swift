@@ -14,7 +14,7 @@ struct GalleryAPIPartsTests {
         #expect(Endpoint.match("/api/photos/53300015459/thumbnail") == .thumbnail("53300015459"))
         #expect(Endpoint.match("/api/favorites/53300015459") == .favorite("53300015459"))
         #expect(Endpoint.match("/api/favorites/move") == .favoritesMove)
-        for path in ["/api/photos/../etc/passwd", "/api/photos/1%2F2", "/api/photos/12a", "/api/photos/" + String(repeating: "1", count: 21),
+        for path in ["/api/photos/../etc/passwd", "/api/photos/1%2F2", "/api/photos/12a", "/api/photos/" + String(repeating: "1", count: 33),
                      "/api/regions/a b/photos", "/api/regions/../photos", "/api/regions/", "/api/", "/regions", "/api/photos/1/image/x",
                      "/api/regions/x\u{0}y/photos"] {
             if path == "/api/regions/../photos" {

@@ -101,6 +101,20 @@ struct HostileServerTests {
         #expect(result.skippedRecords.last.map { $0.hasPrefix("page 1: photo ") && $0.hasSuffix(" has no owner") } == true)
     }
 
+    @Test("An id that is not a Flickr photo id (letters, a path, 33 digits) is skipped: every stored photo can be asked for", arguments: ResponseFormat.allCases)
+    func oddIDs(format: ResponseFormat) async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        try await server.addFault(["method": "flickr.photos.search", "page": 1,
+                                   "patch": [["index": 1, "set": ["id": "12ab"]], ["index": 2, "set": ["id": "../../etc"]],
+                                             ["index": 3, "set": ["id": String(repeating: "9", count: 33)]],
+                                             ["index": 4, "set": ["id": String(repeating: "8", count: 32)]]]])
+        let result = try await test.gallery.sync(client: serverClient(server, format: format), options: SyncOptions(pages: 1, perPage: 100))
+        #expect(result.photosNew == 97 && result.recordsSkipped == 3, "\(result.skippedRecords)")
+        #expect(result.skippedRecords.allSatisfy { $0.hasSuffix("has an id that is not a Flickr photo id (1 to 32 digits)") }, "\(result.skippedRecords)")
+        #expect(try test.gallery.photo(flickrID: String(repeating: "8", count: 32)) != nil)
+    }
+
     @Test("An id too large for an integer is stored as sent, the same from JSON and from XML", arguments: ResponseFormat.allCases)
     func hugeID(format: ResponseFormat) async throws {
         let server = try FlickrTestServer()
