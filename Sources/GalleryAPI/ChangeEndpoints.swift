@@ -13,11 +13,12 @@ extension GalleryAPI {
         let makeHub: () throws -> any ChangeStreamHub
         switch endpoint {
         case .regionsChanges:
-            let query = try QueryArguments(request, allowed: ["limit", "byCountry"])
-            let byCountry = try query.boolean("byCountry")
+            // No byCountry: a live list's rows are ranked within their section, which would
+            // not be the ranks GET /api/regions?byCountry=true sends.
+            let query = try QueryArguments(request, allowed: ["limit"])
             let limit = try query.integer("limit", default: Gallery.topRegionsLimit, range: 1...Self.regionsLimit)
-            key = byCountry ? "regions/by-country" : "regions/\(limit)"
-            makeHub = { [gallery] in ListHub(list: try gallery.liveTopRegions(limit: limit, byCountry: byCountry)) }
+            key = "regions/\(limit)"
+            makeHub = { [gallery] in ListHub(list: try gallery.liveTopRegions(limit: limit)) }
         case .regionPhotosChanges(let placeID):
             _ = try QueryArguments(request, allowed: [])
             let regionID = try region(placeID: placeID).id ?? -1

@@ -15,6 +15,7 @@ extension GalleryAPI {
         case (.favorites, "GET"), (.favorites, "HEAD"):
             return .now(try json(try gallery.favoriteRows(for: user), for: request, headers: headers))
         case (.view(let id), _):
+            try JSONBody.expectNone(request)
             return later(request) { [self] in try json(try gallery.view(flickrID: id, for: user), for: request, headers: headers) }
         case (.favorites, "POST"):
             let id = try JSONBody(request).photoID("id")
@@ -26,6 +27,7 @@ extension GalleryAPI {
             let id = try JSONBody(request).photoID("id")
             return removeFavorite(id, user: user, request, headers)
         case (.favorite(let id), _):
+            try JSONBody.expectNone(request)
             return removeFavorite(id, user: user, request, headers)
         case (.favoritesMove, _):
             let body = try JSONBody(request)
@@ -51,9 +53,7 @@ extension GalleryAPI {
 
     func startSync(_ request: HTTPRequest) throws -> HTTPResponse {
         _ = try QueryArguments(request, allowed: [])
-        // The pass takes no settings: no body, or an empty JSON object.
-        let body = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if !body.isEmpty { try JSONBody(request).checkKeys([]) }
+        try JSONBody.expectNone(request)  // the pass takes no settings
         guard let syncRunner else {
             throw APIError(503, "sync_unavailable", "this server was started without a sync source")
         }
@@ -114,6 +114,12 @@ struct JSONBody {
             throw .badRequest("\(key) must be a position from 1 (a whole number)")
         }
         return value
+    }
+
+    /// For a request that takes no settings: no body, or an empty JSON object.
+    static func expectNone(_ request: HTTPRequest) throws(APIError) {
+        let body = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if !body.isEmpty { try JSONBody(request).checkKeys([]) }
     }
 
     /// Refuses keys other than these.

@@ -41,6 +41,8 @@ struct RequestHead {
         if let host = hosts.first, host.contains(where: { $0 == " " || $0 == "/" || $0 == "@" }) {
             return "the Host header is not a host name"
         }
+        let authorizations = values("authorization")
+        if authorizations.count > 1 { return "the request has \(authorizations.count) Authorization headers; send one" }
         let lengths = Set(values("content-length").map { $0.trimmingCharacters(in: .whitespaces) })
         if lengths.count > 1 { return "the request has Content-Length headers that disagree" }
         if let length = lengths.first, length.isEmpty || !length.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {

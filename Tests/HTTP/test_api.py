@@ -80,6 +80,8 @@ class CatalogueTests(ServedGallery):
             error = self.assertError(self.server.request("GET", f"/api/regions?{query}"), 400, "bad_request")
             self.assertIn(named, error["message"], query)
         self.assertError(self.server.request("GET", "/api/status?x=1"), 400)
+        error = self.assertError(self.server.request("GET", "/api/regions/changes?byCountry=true&limit=4"), 400, "bad_request")
+        self.assertIn("byCountry", error["message"], "a live list has no byCountry form (docs/openapi.yaml)")
 
     def test_wrong_methods_are_405_with_allow(self):
         status, headers, _ = self.server.request("DELETE", "/api/regions")
@@ -178,6 +180,7 @@ class CatalogueTests(ServedGallery):
             "length and chunked": b"POST /api/sync HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
                                   b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/status HTTP/1.1\r\nHost: a\r\n\r\n",
             "lengths that disagree": b"POST /api/sync HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n",
+            "two Authorizations": b"GET /api/recents HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer x\r\nAuthorization: Bearer y\r\n\r\n",
         }
         for name, request in cases.items():
             answer = self.raw_exchange(request)
@@ -282,6 +285,18 @@ class UserTests(ServedGallery):
         self.assertError(self.server.request("GET", "/api/recents", token="trk_" + "A" * 43), 401)
         self.assertError(self.server.request("GET", "/api/recents", headers={"Authorization": "Basic YTpi"}), 401)
         self.assertError(self.server.request("POST", f"/api/photos/{self.photos[0]}/view"), 401)
+
+    def test_a_body_an_endpoint_does_not_take_is_refused_and_nothing_changes(self):
+        token = self.workspace.add_user("dora")
+        photo = self.photos[0]
+        self.assertError(self.server.request("POST", f"/api/photos/{photo}/view", body={"x": 1}, token=token), 400, "bad_request")
+        self.assertEqual(self.server.get_json("/api/recents", token=token), [], "the refused view added nothing")
+        self.assertEqual(self.server.request("POST", f"/api/photos/{photo}/view", body={}, token=token)[0], 200, "{} is no settings")
+        self.server.request("POST", "/api/favorites", body={"id": photo}, token=token)
+        self.assertError(self.server.request("DELETE", f"/api/favorites/{photo}", body={"id": "1"}, token=token), 400)
+        self.assertEqual([row["id"] for row in self.server.get_json("/api/favorites", token=token)], [photo])
+        self.assertError(self.server.request("POST", "/api/favorites", body=f'id={photo}', token=token,
+                                             headers={"Content-Type": "application/x-www-form-urlencoded"}), 415)
 
     def test_a_rotated_token_stops_working(self):
         token = self.workspace.add_user("carol")

@@ -26,6 +26,9 @@ extension Commands {
     ) { invocation in
         let words = invocation.positionals
         let action = words.first ?? "list"
+        if invocation.flag("rotate") && action != "token" {
+            throw UsageError("--rotate goes with users token NAME, not with users \(action)", command: invocation.command)
+        }
         if words.count == 2 {
             do { try Gallery.checkUserName(words[1]) } catch let error as GalleryError {
                 throw UsageError(error.message, command: invocation.command)
