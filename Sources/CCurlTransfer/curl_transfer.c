@@ -16,6 +16,7 @@ static struct {
     CURLcode (*easy_perform)(CURL *);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
     void (*easy_cleanup)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
 } curl;
 
 static int curl_loaded = 0;
@@ -46,6 +47,7 @@ static void load_curl(void) {
     curl.easy_perform = (CURLcode (*)(CURL *))symbol(library, "curl_easy_perform");
     curl.easy_getinfo = (CURLcode (*)(CURL *, CURLINFO, ...))symbol(library, "curl_easy_getinfo");
     curl.easy_cleanup = (void (*)(CURL *))symbol(library, "curl_easy_cleanup");
+    curl.easy_strerror = (const char *(*)(CURLcode))symbol(library, "curl_easy_strerror");
     if (load_error[0] != '\0') return;
     /* Not thread-safe in libcurl before 7.84, hence once, before any transfer. */
     if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
@@ -166,6 +168,8 @@ tr_transfer_outcome tr_transfer_get(const char *url, const char *user_agent, lon
     result->headers = headers.data;
     result->headers_length = headers.length;
     result->curl_code = (int)code;
+    const char *words = curl.easy_strerror(code);
+    snprintf(result->curl_message, sizeof result->curl_message, "%s", words ? words : "");
     return outcome_of(code, body.exceeded);
 }
 

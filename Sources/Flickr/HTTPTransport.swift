@@ -44,7 +44,10 @@ public final class HTTPTransport: FlickrTransport {
         case TR_TRANSFER_CANCELLED:
             return .failure(CancellationError())
         default:
-            return .failure(error(for: outcome, curlCode: result.curl_code, timeout: timeout, maximumBytes: maximumBytes))
+            let words = withUnsafeBytes(of: result.curl_message) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            return .failure(error(for: outcome, curlCode: result.curl_code, curlWords: words, timeout: timeout, maximumBytes: maximumBytes))
         }
     }
 
@@ -63,9 +66,11 @@ public final class HTTPTransport: FlickrTransport {
         return headers
     }
 
-    /// The transfer's failure in the client's terms, without libcurl's text (which can
-    /// quote the URL, and so the key).
-    private static func error(for outcome: tr_transfer_outcome, curlCode: Int32, timeout: TimeInterval, maximumBytes: Int) -> FlickrError {
+    /// The transfer's failure in the client's terms, without libcurl's error buffer (which
+    /// can quote the URL, and so the key); `curlWords` is curl_easy_strerror's fixed text
+    /// for the code, which quotes nothing.
+    private static func error(for outcome: tr_transfer_outcome, curlCode: Int32, curlWords: String, timeout: TimeInterval,
+                              maximumBytes: Int) -> FlickrError {
         switch outcome {
         case TR_TRANSFER_TIMEOUT: return FlickrError(.timeout, "no complete answer within \(timeout) s")
         case TR_TRANSFER_TOO_LARGE: return FlickrError(.responseTooLarge, "the response is larger than the limit of \(maximumBytes) bytes; refused")
@@ -77,7 +82,9 @@ public final class HTTPTransport: FlickrTransport {
             // The machine's configuration, not a passing failure: not worth a retry.
             return FlickrError(.invalidRequest, "HTTP needs libcurl, which could not be loaded (\(String(cString: tr_transfer_load_error()))); "
                                + "install Debian's libcurl4, or name another build in TOPREGIONS_LIBCURL")
-        default: return FlickrError(.transport, "the request failed (libcurl error \(curlCode))")
+        default:
+            let words = curlWords.isEmpty ? "" : curlWords.prefix(1).lowercased() + curlWords.dropFirst() + ", "
+            return FlickrError(.transport, "the request failed (\(words)libcurl error \(curlCode))")
         }
     }
 }

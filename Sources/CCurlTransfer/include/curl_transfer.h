@@ -29,6 +29,8 @@ typedef struct {
     char *headers;
     size_t headers_length;
     int curl_code;
+    /// libcurl's words for curl_code (curl_easy_strerror).
+    char curl_message[128];
 } tr_transfer_result;
 
 /// Blocks until the transfer ends. `result` is filled in every case; free it with
