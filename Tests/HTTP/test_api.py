@@ -287,7 +287,7 @@ class UserTests(ServedGallery):
         self.assertError(self.server.request("POST", f"/api/photos/{self.photos[0]}/view"), 401)
 
     def test_a_body_an_endpoint_does_not_take_is_refused_and_nothing_changes(self):
-        token = self.workspace.add_user("dora")
+        token = self.workspace.add_user("bodyless")
         photo = self.photos[0]
         self.assertError(self.server.request("POST", f"/api/photos/{photo}/view", body={"x": 1}, token=token), 400, "bad_request")
         self.assertEqual(self.server.get_json("/api/recents", token=token), [], "the refused view added nothing")
