@@ -54,12 +54,13 @@ public struct FlickrError: Error, Sendable, CustomStringConvertible, Equatable {
     }
 
     /// Worth retrying later: timeouts, connection failures, HTTP 429 and 5xx, and Flickr's
-    /// "service currently unavailable" (105).
+    /// "service currently unavailable" (105), "search API not available" (10) and "API
+    /// service not available" (0).
     public var isTransient: Bool {
         switch kind {
         case .timeout, .transport: return true
         case .http(let status): return status == 429 || (500...599).contains(status)
-        case .api(let code): return code == 105
+        case .api(let code): return [0, 10, 105].contains(code)
         default: return false
         }
     }

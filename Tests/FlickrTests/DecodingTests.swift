@@ -130,6 +130,12 @@ struct DecodingTests {
             let error = error as? FlickrError
             return error?.isTransient == true && error?.isPermanentForPlace == false
         }
+        for code in [0, 10, 105] {
+            #expect("service unavailable (\(code)) passes") { try FlickrResponseDecoder.photoPage(envelope(code), format: format, page: 1) } throws: {
+                ($0 as? FlickrError)?.isTransient == true
+            }
+        }
+        #expect { try FlickrResponseDecoder.photoPage(envelope(100), format: format, page: 1) } throws: { ($0 as? FlickrError)?.isTransient == false }
         #expect { try FlickrResponseDecoder.photoPage(envelope(3), format: format, page: 1) } throws: { error in
             let error = error as? FlickrError
             return error?.kind == .api(code: 3) && error?.isPermanentForPlace == false && "\(error!)".contains("Nope")

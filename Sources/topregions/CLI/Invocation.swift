@@ -82,6 +82,9 @@ struct Invocation {
         self.command = command
         self.environment = environment
         storeArgument = words.global["store"]
+        if storeArgument?.isEmpty == true {
+            throw UsageError("--store needs the store's path, not an empty word", command: command)
+        }
         var positionals: [String] = []
         var index = 0
         var endOfOptions = false

@@ -29,7 +29,7 @@ extension Commands {
         let gallery = try invocation.openGallery(.read)
         defer { gallery.close() }
         let rows = try invocation.existingUser(of: gallery).map { try gallery.recentRows(for: $0) } ?? []
-        try show(rows, invocation.output, empty: "No recents yet: view a photo with `topregions view ID`.")
+        try show(rows, invocation.output, empty: "No recents yet: view a photo with `topregions view ID\(try invocation.userSuffix())`.")
         return 0
     }
 
@@ -60,7 +60,7 @@ extension Commands {
             throw UsageError("favorites takes add ID, remove ID or move FROM TO, not \"\(words.joined(separator: " "))\"", command: invocation.command)
         }
         let rows = try invocation.existingUser(of: gallery).map { try gallery.favoriteRows(for: $0) } ?? []
-        try show(rows, invocation.output, empty: "No favorites yet: `topregions favorites add ID`.")
+        try show(rows, invocation.output, empty: "No favorites yet: `topregions favorites add ID\(try invocation.userSuffix())`.")
         return 0
     }
 }
@@ -78,6 +78,13 @@ extension Invocation {
             throw UsageError("--user: " + error.message, command: command)
         }
         return name
+    }
+
+    /// ` --user NAME` when the command acts for a user other than `local`: a hint's command
+    /// then acts on the same list.
+    func userSuffix() throws -> String {
+        let name = try userName()
+        return name == GalleryUser.localName ? "" : " --user \(name)"
     }
 
     /// For reading a user's lists: the user, or nil for a local user not created yet (whose
