@@ -43,9 +43,12 @@ enum ImageCheck {
         case "PNG": return body.count >= 20 && body.dropLast(4).suffix(4).elementsEqual(Array("IEND".utf8))
         case "GIF": return body.last == 0x3B  // trailer
         case "WebP":
-            guard data.count >= 12 else { return false }
+            // RIFF's length, and a first chunk that is an image (VP8, VP8L or VP8X) with its
+            // header: a RIFF header alone is no picture.
+            guard data.count >= 20 else { return false }
             let declared = data[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
-            return declared + 8 <= data.count
+            let chunk = String(decoding: data[12..<16], as: UTF8.self)
+            return declared >= 12 && declared + 8 <= data.count && ["VP8 ", "VP8L", "VP8X"].contains(chunk)
         default: return true
         }
     }

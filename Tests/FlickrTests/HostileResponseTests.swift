@@ -114,7 +114,7 @@ struct HostileResponseTests {
     func imageEnds() {
         let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 1, count: 20) + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
         let gif = Array("GIF89a".utf8) + [UInt8](repeating: 2, count: 20) + [0x3B]
-        let webp = Array("RIFF".utf8) + [24, 0, 0, 0] + Array("WEBP".utf8) + [UInt8](repeating: 3, count: 20)
+        let webp = Array("RIFF".utf8) + [24, 0, 0, 0] + Array("WEBP".utf8) + Array("VP8 ".utf8) + [UInt8](repeating: 3, count: 16)
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9]
         for (format, bytes) in [("PNG", png), ("GIF", gif), ("WebP", webp), ("JPEG", jpeg)] {
             #expect(ImageCheck.format(of: Data(bytes)) == format)
@@ -122,6 +122,10 @@ struct HostileResponseTests {
             #expect(ImageCheck.isComplete(Data(bytes + [0, 0, 0]), format: format), "\(format) with zero padding")
             #expect(!ImageCheck.isComplete(Data(bytes.dropLast(5)), format: format), "\(format) cut short")
         }
+        let headerOnly = Array("RIFF".utf8) + [8, 0, 0, 0] + Array("WEBP".utf8) + [0, 0, 0, 0]
+        #expect(!ImageCheck.isComplete(Data(headerOnly), format: "WebP"), "a RIFF header with no image chunk is no picture")
+        let otherChunk = Array("RIFF".utf8) + [24, 0, 0, 0] + Array("WEBP".utf8) + Array("JUNK".utf8) + [UInt8](repeating: 3, count: 16)
+        #expect(!ImageCheck.isComplete(Data(otherChunk), format: "WebP"), "the first chunk must be VP8, VP8L or VP8X")
     }
 
     @Test("A NUL in a title or name does not cut the text short")
