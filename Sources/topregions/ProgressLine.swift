@@ -8,6 +8,8 @@ import TopRegionsKit
 final class ProgressLine: Sendable {
     private struct State {
         var pages = "", places = "", waiting = ""
+        /// The pages' counters in fewer words, for a narrow line.
+        var shortPages = ""
         /// The wait in a few words, for a line too narrow for `waiting`.
         var shortWaiting = ""
         var lastDrawn = Date.distantPast
@@ -32,6 +34,7 @@ final class ProgressLine: Sendable {
             switch progress {
             case .pages(let read, let of, let stored):
                 state.pages = "pages \(read)/\(of) · \(plural(stored, "photo")) stored"
+                state.shortPages = "pages \(read)/\(of) · \(plural(stored, "photo"))"
                 state.waiting = ""
                 state.shortWaiting = ""
             case .places(let answered, let of):
@@ -41,7 +44,7 @@ final class ProgressLine: Sendable {
             case .waitingForRateLimit(let seconds, let limit):
                 let next = String(format: "%.1f", seconds)
                 state.waiting = "waiting for the rate limit (\(limit.formatted()) calls/h): next call in \(next) s"
-                state.shortWaiting = "rate limit \(limit.formatted())/h: next call in \(next) s"
+                state.shortWaiting = "rate limit: next call in \(next) s"
             case .waitingForLock(let pid):
                 state.waiting = "waiting for another sync" + (pid.map { " (pid \($0))" } ?? "")
                 state.shortWaiting = state.waiting
@@ -52,9 +55,10 @@ final class ProgressLine: Sendable {
             state.lastDrawn = now
             state.shown = true
             let full = [state.pages, state.places, state.waiting].filter { !$0.isEmpty }.joined(separator: " · ")
-            guard Table.displayWidth(full) > width, !state.shortWaiting.isEmpty else { return full }
-            // Too narrow: what holds the pass goes first, so that a cut takes the counters.
-            return [state.shortWaiting, state.pages, state.places].filter { !$0.isEmpty }.joined(separator: " · ")
+            guard Table.displayWidth(full) > width else { return full }
+            // Too narrow: fewer words, and what holds the pass first, so that a cut takes
+            // the counters rather than the reason the pass waits.
+            return [state.shortWaiting, state.shortPages, state.places].filter { !$0.isEmpty }.joined(separator: " · ")
         }
         if let line { StandardStreams.err(Data(("\r\u{1B}[K" + Self.fitted(line, width: width)).utf8)) }
     }
