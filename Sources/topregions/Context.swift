@@ -85,19 +85,38 @@ extension Invocation {
         guard descriptor >= 0 else { throw RuntimeError("cannot read the API key file \(path): \(FileProblem.describe(errno, reading: true))") }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw RuntimeError("cannot read the API key file \(path): it is not a regular file")
+        let kind = fstat(descriptor, &info) == 0 ? info.st_mode & S_IFMT : 0
+        // A file, or a pipe (`--api-key-file <(pass flickr)`, /dev/stdin): not a device.
+        guard kind == S_IFREG || kind == S_IFIFO || kind == S_IFSOCK else {
+            throw RuntimeError("cannot read the API key file \(path): it is not a file or a pipe")
         }
-        // At most a little more than a key's line is read, whatever the file holds.
-        var buffer = [UInt8](repeating: 0, count: 4097)
-        let count = read(descriptor, &buffer, buffer.count)
-        guard count >= 0 else { throw RuntimeError("cannot read the API key file \(path): \(FileProblem.describe(errno, reading: true))") }
-        guard count <= 4096 else { throw RuntimeError("the API key file \(path) holds more than 4096 bytes; a key is one short line") }
-        let data = Data(buffer[0..<count])
+        // At most a little more than a key's line is read, whatever the file holds; a pipe
+        // that says nothing for 10 s is given up on.
+        let data = try readBounded(descriptor, limit: 4096, path: path)
         let key = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         guard !key.isEmpty else { throw RuntimeError("the API key file \(path) is empty") }
         return key
+    }
+
+    private static func readBounded(_ descriptor: Int32, limit: Int, path: String) throws -> Data {
+        var collected = Data()
+        var buffer = [UInt8](repeating: 0, count: limit + 1)
+        let deadline = Date().addingTimeInterval(10)
+        while collected.count <= limit {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count == 0 { break }
+            if count > 0 { collected.append(contentsOf: buffer[0..<count]); continue }
+            guard errno == EAGAIN || errno == EINTR else {
+                throw RuntimeError("cannot read the API key file \(path): \(FileProblem.describe(errno, reading: true))")
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { throw RuntimeError("the API key file \(path) is a pipe that sent nothing for 10 s") }
+            var wait = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&wait, 1, Int32(left * 1000))
+        }
+        guard collected.count <= limit else { throw RuntimeError("the API key file \(path) holds more than \(limit) bytes; a key is one short line") }
+        return collected
     }
 
     func syncOptions() throws -> SyncOptions {

@@ -145,6 +145,21 @@ struct HostileInputTests {
         let missing = try tool.run(["sync", "--api-key-file", "/nonexistent/key"] + source)
         #expect(missing.status == 1 && missing.stderr.contains("cannot read the API key file /nonexistent/key"), "\(missing.stderr)")
         #expect(try tool.run(["sync", "--help"]).stdout.contains("visible to every user in ps"))
+        // From a pipe, as `--api-key-file <(pass flickr)` gives it; a device is refused.
+        let piped = Process()
+        piped.executableURL = try Tool.executable()
+        piped.arguments = ["--store", tool.store, "sync", "--api-key-file", "/dev/stdin"] + source
+        let input = Pipe()
+        piped.standardInput = input
+        piped.standardOutput = FileHandle.nullDevice
+        piped.standardError = FileHandle.nullDevice
+        try piped.run()
+        try input.fileHandleForWriting.write(contentsOf: Data("s3cret\n".utf8))
+        try input.fileHandleForWriting.close()
+        piped.waitUntilExit()
+        #expect(piped.terminationStatus == 0, "a key read from a pipe")
+        let device = try tool.run(["sync", "--api-key-file", "/dev/zero"] + source)
+        #expect(device.status == 1 && device.stderr.contains("not a file or a pipe"), "\(device.stderr)")
     }
 
     @Test("check finds dangling references and answers in JSON even for a damaged store")
