@@ -44,7 +44,7 @@ final class ProgressLine: Sendable {
             case .waitingForRateLimit(let seconds, let limit):
                 let next = String(format: "%.1f", seconds)
                 state.waiting = "waiting for the rate limit (\(limit.formatted()) calls/h): next call in \(next) s"
-                state.shortWaiting = "rate limit: next call in \(next) s"
+                state.shortWaiting = "rate limit \(limit.formatted())/h: next in \(next) s"
             case .waitingForLock(let pid):
                 state.waiting = "waiting for another sync" + (pid.map { " (pid \($0))" } ?? "")
                 state.shortWaiting = state.waiting
