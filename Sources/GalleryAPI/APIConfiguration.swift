@@ -20,6 +20,10 @@ public struct APIConfiguration: Sendable {
     /// Seconds a list stays followed after its last subscriber leaves, for clients that
     /// reconnect to resume.
     public var lingerSeconds: TimeInterval = 60
+    /// The host names a request's `Host` may give (any port), lowercase; nil: any. A server
+    /// on loopback answers only loopback names, so a web page whose name was made to
+    /// resolve to 127.0.0.1 (DNS rebinding) cannot read or write through a browser.
+    public var allowedHosts: Set<String>?
     /// `max-age` of thumbnails and images (their bytes never change for an id).
     public var imageMaxAgeSeconds = 31_536_000
 

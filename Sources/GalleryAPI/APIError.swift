@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import TopRegionsKit
 
 /// An error as the API answers it: a status and `{"error": {"code": …, "message": …}}`.
@@ -42,6 +43,7 @@ public struct APIError: Error, Sendable, Equatable {
     /// The API's answer to an error of the gallery (or anything else thrown).
     static func from(_ error: Error) -> APIError {
         if let error = error as? APIError { return error }
+        if let error = error as? StoreError { return from(error) }
         guard let error = error as? GalleryError else {
             return APIError(500, "internal", "the server failed to answer: \(error)")
         }
@@ -60,5 +62,16 @@ public struct APIError: Error, Sendable, Equatable {
         case .noStore, .storeUnavailable:
             return APIError(503, "store_unavailable", error.message, headers: [Header(name: "Retry-After", value: "5")])
         }
+    }
+
+    /// The store's own failures: another process holding it locked is a 503 that passes;
+    /// the rest are 500, told without the SQL.
+    private static func from(_ error: StoreError) -> APIError {
+        let code = error.resultCode?.primary
+        if code == .busy || code == .locked {
+            return APIError(503, "store_unavailable", "the store is busy: another process has held it locked for longer than the server waits; try again",
+                            headers: [Header(name: "Retry-After", value: "5")])
+        }
+        return APIError(500, "internal", "the store failed: \(error.message)")
     }
 }

@@ -15,7 +15,10 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     let streams: ChangeStreams
     let syncRunner: SyncRunner?
     /// Where blocking work (writes, image fetches) runs, so that no polling thread waits.
-    let work = DispatchQueue(label: "topregions.api.work", attributes: .concurrent)
+    /// Where writes run: one at a time (SQLite has one writer), on a thread of their own.
+    /// A write waiting for another process's lock blocks its thread; on the shared pool's
+    /// few threads it would hold up reads, images and the server's own shutdown.
+    let writes = DispatchQueue(label: "topregions.api.writes")
 
     /// An API over `gallery`; without `sync`, `POST /api/sync` answers 503.
     public init(gallery: Gallery, configuration: APIConfiguration, sync: SyncRunner? = nil) {
@@ -63,6 +66,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     // MARK: Routing
 
     private func route(_ request: HTTPRequest) throws -> HTTPReply {
+        try checkHost(request)
         if request.method == "OPTIONS", configuration.corsOrigin != nil, request.header("Origin") != nil {
             return .now(preflight(request))
         }
@@ -112,6 +116,24 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// A `Host` the server does not answer to is 421 (RFC 9110 §15.5.20).
+    private func checkHost(_ request: HTTPRequest) throws {
+        guard let allowed = configuration.allowedHosts, let host = request.header("Host") else { return }
+        guard allowed.contains(Self.hostName(host)) else {
+            throw APIError(421, "misdirected_request",
+                           "this server does not answer to the host \(LogText.escaped(host, limit: 64)) (serve --allowed-host NAME)")
+        }
+    }
+
+    /// The name of a `Host` header, lowercase, without its port or an IPv6 literal's brackets.
+    static func hostName(_ host: String) -> String {
+        let lowered = host.lowercased()
+        if lowered.hasPrefix("["), let close = lowered.firstIndex(of: "]") {
+            return String(lowered[lowered.index(after: lowered.startIndex)..<close])
+        }
+        return String(lowered.prefix { $0 != ":" })
     }
 
     /// A browser's write from another origin is refused unless that origin is allowed.
@@ -164,11 +186,11 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         return HTTPResponse(status: 204, headers: headers)
     }
 
-    /// Runs blocking work off the polling threads; its error becomes the response.
+    /// Runs a blocking write off the polling threads; its error becomes the response.
     func later(_ request: HTTPRequest, _ body: @escaping @Sendable () throws -> HTTPResponse) -> HTTPReply {
         .later { [self] in
             await withCheckedContinuation { continuation in
-                work.async {
+                writes.async {
                     do { continuation.resume(returning: try body()) } catch {
                         continuation.resume(returning: self.errorResponse(APIError.from(error), for: request))
                     }

@@ -20,7 +20,8 @@ struct QueryArguments {
     /// An integer in `range`, or `default` when absent.
     func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
         guard let given = values[name] else { return fallback }
-        guard let text = given, let number = Int(text), range.contains(number) else {
+        // Digits only: Int("+3") would take a sign the documentation never offers.
+        guard let text = given, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int(text), range.contains(number) else {
             throw .badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(LogText.escaped(given ?? "", limit: 32))\"")
         }
         return number
@@ -32,7 +33,7 @@ struct QueryArguments {
         switch given {
         case nil, "true", "1": return true
         case "false", "0": return false
-        default: throw .badRequest("\(name) must be true or false, not \"\(LogText.escaped(given ?? "", limit: 32))\"")
+        default: throw .badRequest("\(name) must be true or false (or 1 or 0), not \"\(LogText.escaped(given ?? "", limit: 32))\"")
         }
     }
 }

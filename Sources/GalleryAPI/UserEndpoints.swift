@@ -88,8 +88,10 @@ struct JSONBody {
     private let object: [String: Value]
 
     init(_ request: HTTPRequest) throws(APIError) {
-        if let type = request.header("Content-Type"), !type.lowercased().hasPrefix("application/json") {
-            throw APIError(415, "unsupported_media_type", "the body must be JSON (Content-Type: application/json), not \(LogText.escaped(type, limit: 64))")
+        let type = request.header("Content-Type") ?? ""
+        if !type.lowercased().hasPrefix("application/json") {
+            throw APIError(415, "unsupported_media_type", type.isEmpty ? "the body must be JSON, sent with Content-Type: application/json"
+                           : "the body must be JSON (Content-Type: application/json), not \(LogText.escaped(type, limit: 64))")
         }
         guard !request.body.isEmpty else { throw .badRequest("the request needs a JSON object body") }
         guard let object = try? JSONDecoder().decode([String: Value].self, from: Data(request.body)) else {
@@ -125,7 +127,8 @@ struct JSONBody {
     /// Refuses keys other than these.
     func checkKeys(_ allowed: Set<String>) throws(APIError) {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw .badRequest("unknown field \"\(LogText.escaped(unknown, limit: 64))\"; the body takes \(allowed.sorted().joined(separator: ", "))")
+            let takes = allowed.isEmpty ? "takes no fields" : "takes \(allowed.sorted().joined(separator: ", "))"
+            throw .badRequest("unknown field \"\(LogText.escaped(unknown, limit: 64))\"; the body \(takes)")
         }
     }
 }

@@ -28,7 +28,9 @@ struct RequestHead {
         }
         if let problem = hostAndLengthProblem { return (400, problem) }
         let codings = values("transfer-encoding")
-        if !codings.isEmpty, codings.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) != ["chunked"] {
+        // Exactly `chunked`: libmicrohttpd reads the body as chunked only then, and would
+        // otherwise wait for a body it cannot frame.
+        if !codings.isEmpty, codings.map({ $0.lowercased() }) != ["chunked"] {
             return (501, "the only transfer coding a request may have is chunked")
         }
         return nil

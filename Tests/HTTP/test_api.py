@@ -76,7 +76,8 @@ class CatalogueTests(ServedGallery):
 
     def test_bad_query_parameters_are_400_and_named(self):
         for query, named in [("limt=5", "limt"), ("limit=0", "limit"), ("limit=1001", "limit"), ("limit=abc", "limit"),
-                             ("limit=5&limit=6", "limit"), ("byCountry=maybe", "byCountry")]:
+                             ("limit=5&limit=6", "limit"), ("byCountry=maybe", "byCountry"), ("limit=%2B3", "limit"),
+                             ("limit=", "limit"), ("byCountry=TRUE", "byCountry")]:
             error = self.assertError(self.server.request("GET", f"/api/regions?{query}"), 400, "bad_request")
             self.assertIn(named, error["message"], query)
         self.assertError(self.server.request("GET", "/api/status?x=1"), 400)
@@ -207,6 +208,17 @@ class CatalogueTests(ServedGallery):
             self.assertIn(b"Connection: close", answer.split(b"\r\n\r\n", 1)[0])
             json.loads(answer.split(b"\r\n\r\n", 1)[1])
 
+    def test_a_loopback_server_answers_only_loopback_host_names(self):
+        # DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1.
+        error = self.assertError(self.server.request("GET", "/api/regions", headers={"Host": "evil.example"}), 421, "misdirected_request")
+        self.assertIn("--allowed-host", error["message"])
+        for host in ("localhost", f"localhost:{self.server.port}", "127.0.0.1", "[::1]"):
+            self.assertEqual(self.server.request("GET", "/api/status", headers={"Host": host})[0], 200, host)
+        proxied = Server(self.workspace, "--allowed-host", "gallery.example")
+        self.addCleanup(proxied.stop)
+        self.assertEqual(proxied.request("GET", "/api/status", headers={"Host": "gallery.example"})[0], 200, "a proxy's public name")
+        self.assertEqual(proxied.request("GET", "/api/status", headers={"Host": "other.example"})[0], 421)
+
     def test_a_second_server_cannot_take_a_port_in_use(self):
         result = self.workspace.run("serve", "--listen", f"127.0.0.1:{self.server.port}")
         self.assertEqual(result.returncode, 1, result.stderr)
@@ -297,6 +309,8 @@ class UserTests(ServedGallery):
         self.assertEqual([row["id"] for row in self.server.get_json("/api/favorites", token=token)], [photo])
         self.assertError(self.server.request("POST", "/api/favorites", body=f'id={photo}', token=token,
                                              headers={"Content-Type": "application/x-www-form-urlencoded"}), 415)
+        self.assertError(self.server.request("POST", "/api/favorites", body=json.dumps({"id": photo}), token=token), 415,
+                         "unsupported_media_type")
 
     def test_a_rotated_token_stops_working(self):
         token = self.workspace.add_user("carol")

@@ -13,6 +13,7 @@ extension Commands {
                   .value("sync-interval", "DURATION", "also run a sync pass now and every interval, as the daemon does"),
                   .flag("private", "catalogue reads need a user's token too"),
                   .value("cors-origin", "ORIGIN", "the origin browsers may call the API from (https://host), or *; default: none"),
+                  .value("allowed-host", "NAMES", "host names requests may give, comma-separated (a proxy's public name); default on loopback: localhost and loopback addresses; elsewhere: any"),
                   .value("max-connections", "N", "connections open at once", default: "4096"),
                   .value("max-streams-per-address", "N", "change streams open at once from one client address", default: "64"),
                   .value("max-connections-per-address", "N", "connections open at once from one client address", default: "256"),
@@ -32,6 +33,7 @@ extension Commands {
         var configuration = APIConfiguration(imageCacheDirectory: invocation.imageCacheDirectory)
         configuration.isPrivate = invocation.flag("private")
         configuration.corsOrigin = settings.corsOrigin
+        configuration.allowedHosts = settings.allowedHosts
         configuration.imageSource = try invocation.imageSource()
         configuration.streamsPerAddress = settings.streamsPerAddress
         let api = GalleryAPI(gallery: gallery, configuration: configuration, sync: runner)
@@ -85,6 +87,7 @@ struct ServeSettings {
     var address: ListenAddress
     var syncInterval: TimeInterval?
     var corsOrigin: String?
+    var allowedHosts: Set<String>?
     var streamsPerAddress: Int
     var limits = HTTPServerLimits()
 
@@ -102,10 +105,30 @@ struct ServeSettings {
             }
             corsOrigin = origin
         }
+        allowedHosts = try Self.allowedHosts(invocation, address: address)
         streamsPerAddress = try invocation.integer("max-streams-per-address", default: 64, range: 1...1_000_000)
         limits.connections = try invocation.integer("max-connections", default: 4_096, range: 1...1_000_000)
         limits.connectionsPerAddress = try invocation.integer("max-connections-per-address", default: 256, range: 1...1_000_000)
         limits.requestSeconds = try invocation.duration("request-timeout", default: 10, range: 0.1...3_600)
+    }
+
+    /// `--allowed-host`'s names and the loopback ones; nil (any) when the server listens
+    /// beyond loopback and no names are given.
+    static func allowedHosts(_ invocation: Invocation, address: ListenAddress) throws -> Set<String>? {
+        let given = invocation.value("allowed-host").map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
+        if let given, given.isEmpty || !given.allSatisfy(isHostName) {
+            throw UsageError("--allowed-host takes host names separated by commas (gallery.example,www.gallery.example), without ports", command: invocation.command)
+        }
+        guard given != nil || address.isLoopback else { return nil }
+        let loopback: Set<String> = ["localhost", "127.0.0.1", "::1", address.host.lowercased()]
+        return loopback.union(given ?? [])
+    }
+
+    /// A DNS name or an IP address (IPv6 without brackets), without a port.
+    static func isHostName(_ name: String) -> Bool {
+        let dns = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+        let ipv6 = name.contains(":") && name.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        return !name.isEmpty && (dns || ipv6)
     }
 
     /// `scheme://host[:port]`, nothing after.
