@@ -68,14 +68,11 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// libmicrohttpd's memory per connection, which also bounds the request head it can
-    /// read: four times the head limit, so a head up to about twice the limit still gets the
-    /// handler's 413 (past that, libmicrohttpd answers 414 or 431 itself).
-    ///
-    /// Over 32 KiB libmicrohttpd maps the pool (mmap) rather than mallocs it, so a page is
-    /// resident only once used: 10,000 idle change streams cost what they hold, not 32 KiB
-    /// each.
+    /// read: twice the head limit, so a head somewhat over the limit still gets the
+    /// handler's 413 (past about 1.7 times the limit, libmicrohttpd answers 431 itself).
+    /// Every open connection holds it, so it is what 10,000 change streams cost.
     static func connectionMemory(for limits: HTTPServerLimits) -> Int {
-        max(limits.headerBytes * 4, 32 * 1024 + 4096)
+        max(limits.headerBytes * 2, 8 * 1024)
     }
 
     /// Stops: accepts no more connections, ends every stream, lets the requests in flight
