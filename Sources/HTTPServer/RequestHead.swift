@@ -26,6 +26,10 @@ struct RequestHead {
             // a proxy on the way may have read the header differently.
             return (400, "a header's name is not a token (it has a space or a separator before its colon)")
         }
+        if headers.contains(where: { ($0.value ?? "").utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
+            // A folded line (obs-fold), a bare CR or a NUL: RFC 9112 §5.2 asks to refuse them.
+            return (400, "a header's value holds a line break or a NUL (folded headers are not accepted)")
+        }
         if let problem = hostAndLengthProblem { return (400, problem) }
         let codings = values("transfer-encoding")
         // Exactly `chunked`: libmicrohttpd reads the body as chunked only then, and would
