@@ -1,3 +1,4 @@
+import PostgreSQL
 import Foundation
 import Store
 
@@ -78,5 +79,22 @@ extension Gallery {
             subject = "\(violation.table) row \(violation.rowID.map(String.init) ?? "?")"
         }
         return "\(subject) refers to a \(violation.parent) that does not exist"
+    }
+}
+
+extension Gallery {
+    /// Copies the whole gallery (users, Recents, Favorites, thumbnails, history) to a new
+    /// store file at `destination`, consistent while other processes write. Large images
+    /// live in the image cache, not the store, and are not copied.
+    public func copy(to destination: String) throws {
+        if PostgresLocation.isURL(destination) {
+            throw GalleryError(.storeUnavailable, "\(PostgresLocation.redacted(destination)) is a PostgreSQL store, which this version of topregions cannot write yet",
+                               hint: "copy to a SQLite file path (docs/operations.md says where PostgreSQL support stands)")
+        }
+        do {
+            try store.copy(to: destination)
+        } catch let error as StoreError {
+            throw GalleryError(.storeUnavailable, error.message)
+        }
     }
 }

@@ -32,9 +32,9 @@ extension Invocation {
         return word
     }
 
-    func openGallery(_ use: Gallery.Use) throws -> Gallery {
+    func openGallery(_ use: Gallery.Use, at path: String? = nil) throws -> Gallery {
         _ = try userName()  // a bad --user is a usage error, whether or not the store exists
-        return try Gallery.open(path: storePath, for: use, busyTimeout: try busyTimeout())
+        return try Gallery.open(path: path ?? storePath, for: use, busyTimeout: try busyTimeout())
     }
 
     /// `TOPREGIONS_BUSY_TIMEOUT`: how long a command waits for another process's write to

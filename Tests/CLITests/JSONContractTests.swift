@@ -35,7 +35,7 @@ struct JSONContractTests {
             ("regions", ["regions", "--json"]), ("photos", ["photos", "--region", "Yucatán", "--json"]), ("photo", ["photo", "53300015459", "--json"]),
             ("view", ["view", "53300015459", "--json"]), ("recents", ["recents", "--json"]), ("favorites", ["favorites", "--json"]),
             ("status", ["status", "--json"]), ("check", ["check", "--json"]), ("prune", ["prune", "--json"]),
-            ("users", ["users", "--json"]),
+            ("users", ["users", "--json"]), ("copy", ["copy", "--to", tool.directory.appendingPathComponent("copy.sqlite").path, "--json"]),
         ]
         var outputs: [String: Any] = ["sync": sync.json as Any]
         for (command, arguments) in runs { outputs[command] = try tool.run(arguments).json }

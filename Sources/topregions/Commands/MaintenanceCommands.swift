@@ -97,3 +97,43 @@ extension Commands {
         return 0
     }
 }
+
+extension Commands {
+    static let copy = Command(
+        name: "copy", abstract: "Copy a whole gallery to a new store file: users, Recents, Favorites and thumbnails included.",
+        options: [.value("from", "STORE", "the store to copy (default: the one --store names)"),
+                  .value("to", "PATH", "the new store's file, which must not exist")],
+        examples: [Example(arguments: ["copy", "--to", "backup.sqlite"], explanation: "a consistent copy, even while a daemon or server writes")],
+        discussion: "The copy is what was committed when it began; the store keeps being written meanwhile. It is checked (as `topregions check` does) once written. Large images stay in the image cache, which every store of the user shares."
+    ) { invocation in
+        guard let destination = invocation.value("to"), !destination.isEmpty else {
+            throw UsageError("copy needs --to PATH: the new store's file", command: invocation.command)
+        }
+        let source = invocation.value("from") ?? invocation.storePath
+        guard !source.isEmpty else { throw UsageError("--from needs a store's path", command: invocation.command) }
+        let original = try invocation.openGallery(.read, at: source)
+        defer { original.close() }
+        try original.copy(to: destination)
+        let copy = try invocation.openGallery(.write, at: destination)
+        defer { copy.close() }
+        let problems = try copy.check()
+        let status = try copy.status()
+        if invocation.output.json {
+            try invocation.output.emit(CopyReport(from: Gallery.absolute(source), to: Gallery.absolute(destination), photos: status.photos,
+                                                  regions: status.regions, check: CheckReport(ok: problems.isEmpty, problems: problems)))
+        } else {
+            invocation.output.line("copied \(Gallery.absolute(source)) to \(Gallery.absolute(destination)): \(status.photos) photos, \(status.regions) regions; check: \(problems.isEmpty ? "ok" : "\(problems.count) problems")")
+            for problem in problems { invocation.output.line(problem) }
+        }
+        return problems.isEmpty ? 0 : ExitStatus.failure
+    }
+}
+
+/// `copy --json`: where from and to, what the copy holds, and its check.
+struct CopyReport: Encodable {
+    var from: String
+    var to: String
+    var photos: Int64
+    var regions: Int64
+    var check: CheckReport
+}

@@ -1,0 +1,31 @@
+import CSQLite
+import Foundation
+
+extension Store {
+    /// Writes a copy of the whole store to `destination`, a file that must not exist yet:
+    /// what was committed when the copy began, whatever other processes commit meanwhile
+    /// (SQLite's `VACUUM INTO`, on a connection of its own, so that neither this store's
+    /// writer nor another process's is held up). The copy is a store like this one; it is
+    /// switched to WAL when it is first opened.
+    public func copy(to destination: String) throws {
+        guard let path else { throw StoreError(.invalidRequest, "A store in memory has no file to copy") }
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): a file is there already; a copy overwrites nothing")
+        }
+        let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): there is no directory \(directory)")
+        }
+        let connection = try StoreOpening.connect(path, flags: SQLITE_OPEN_READONLY, displayPath: path)
+        defer { connection.close() }
+        connection.setBusyTimeout(milliseconds: Int32(clamping: Int(configuration.busyTimeout * 1000)))
+        do {
+            try connection.run("VACUUM INTO ?", [.text(destination)])
+        } catch let error as StoreError {
+            // A copy cut short (a full disk) is not left behind as if it were a store.
+            try? FileManager.default.removeItem(atPath: destination)
+            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): \(error.message)", resultCode: error.resultCode)
+        }
+    }
+}

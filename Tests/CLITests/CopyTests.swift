@@ -1,0 +1,66 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("topregions copy", .serialized)
+struct CopyTests {
+    @Test("A copy holds the same regions, users, Recents, Favorites and thumbnails, and checks clean; it overwrites nothing")
+    func copyKeepsEverything() throws {
+        let server = try FlickrTestServer()
+        let tool = try Tool()
+        let source = ["--endpoint", server.endpoint.absoluteString, "--image-base", server.imageBase.absoluteString, "--rate-limit", "none"]
+        #expect(try tool.run(["sync"] + source).status == 0)
+        let withImage = try #require(try FileManager.default.contentsOfDirectory(atPath: Expected.directory.appendingPathComponent("images").path)
+            .first { $0.hasSuffix("_s.jpg") }.map { String($0.split(separator: "_")[0]) })
+        let photos = try #require(try tool.run(["--json", "regions", "--limit", "3"]).json as? [[String: Any]]).compactMap { $0["id"] as? String }
+            .flatMap { region in (try? tool.run(["--json", "photos", "--region", region]).json as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? [] }
+        try #require(photos.count >= 3)
+        #expect(try tool.run(["users", "add", "ann"]).status == 0)
+        for photo in photos.prefix(3) { #expect(try tool.run(["view", photo, "--user", "ann"]).status == 0) }
+        #expect(try tool.run(["favorites", "add", photos[1]]).status == 0)
+        #expect(try tool.run(["favorites", "add", photos[0]]).status == 0)
+        let thumbnail = try tool.run(["thumbnail", withImage, "--output", "-"])
+        #expect(thumbnail.status == 0 && !thumbnail.stdout.isEmpty, "\(thumbnail.stderr)")
+
+        let copy = tool.directory.appendingPathComponent("copy.sqlite").path
+        let made = try tool.run(["--json", "copy", "--to", copy])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(((made.json as? [String: Any])?["check"] as? [String: Any])?["ok"] as? Bool == true)
+        for words in [["regions", "--limit", "1000"], ["recents", "--user", "ann"], ["favorites"], ["users"], ["status"]] {
+            let original = try tool.run(["--json"] + words).stdout
+            var copied = try tool.runWithoutStore(["--store", copy, "--json"] + words).stdout
+            if words == ["status"] { copied = copied.replacingOccurrences(of: "copy.sqlite", with: "store.sqlite") }
+            #expect(copied == original, "\(words) is the same on the copy")
+        }
+        // The thumbnail is in the copy: it is answered without the image server.
+        let offline = try tool.runWithoutStore(["--store", copy, "thumbnail", withImage, "--output", "-", "--image-base", "http://127.0.0.1:9/"])
+        #expect(offline.status == 0 && offline.stdout == thumbnail.stdout, "\(offline.stderr)")
+        #expect(try tool.runWithoutStore(["--store", copy, "check"]).status == 0)
+
+        let again = try tool.run(["copy", "--to", copy])
+        #expect(again.status == 1 && again.stderr.contains("overwrites nothing"), "\(again.stderr)")
+        #expect(try tool.run(["copy"]).status == 64, "--to is needed")
+        let postgres = try tool.run(["copy", "--to", "postgresql://ann:secret@db/gallery"])
+        #expect(postgres.status == 1 && !postgres.stderr.contains("secret"), "\(postgres.stderr)")
+    }
+
+    @Test("A copy is taken while another process holds the store's write lock, and has what was committed")
+    func copyDoesNotWaitForWriters() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); db.execute('BEGIN IMMEDIATE'); db.execute('DELETE FROM Photo'); print('held', flush=True); sys.stdin.read()", tool.store]
+        let input = Pipe(), said = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = said
+        try holder.run()
+        defer { try? input.fileHandleForWriting.close(); holder.waitUntilExit() }
+        #expect(String(decoding: said.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+        let copy = tool.directory.appendingPathComponent("copy.sqlite").path
+        let made = try tool.run(["copy", "--to", copy], environment: ["TOPREGIONS_BUSY_TIMEOUT": "2s"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let copied = try tool.runWithoutStore(["--store", copy, "--json", "status"]).json as? [String: Any]
+        #expect((copied?["photos"] as? Int ?? 0) > 0, "the uncommitted delete is not in the copy")
+    }
+}
