@@ -146,9 +146,17 @@ final class Connection {
     /// the file cannot be written).
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
+    /// How this connection waits for another's lock (kept here: SQLite holds a pointer).
+    private var busyWait: BusyWait?
+
     func setBusyTimeout(milliseconds: Int32) {
-        sqlite3_busy_timeout(handle, milliseconds)
+        let wait = BusyWait(milliseconds: milliseconds)
+        wait.install(on: handle)
+        busyWait = wait
     }
+
+    /// The wait for another connection's lock, to interrupt it from another thread.
+    var busyWaiter: BusyWait? { busyWait }
 
     /// Drops cached statements (after a schema change they would be re-prepared anyway).
     func clearStatementCache() {

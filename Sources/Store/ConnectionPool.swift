@@ -10,6 +10,8 @@ import Synchronization
 /// thread that holds it, and handing one out and back happens under `condition`'s lock.
 final class ConnectionPool: @unchecked Sendable {
     private let writer: Connection
+    /// The writer's wait for other processes' locks, which `close` cuts short.
+    private let writerWait: BusyWait?
     private let writerLock = NSLock()
     private let condition = NSCondition()
     private var idleReaders: [Connection] = []
@@ -20,6 +22,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     init(writer: Connection, maximumReaders: Int, makeReader: (() throws -> Connection)?) {
         self.writer = writer
+        self.writerWait = writer.busyWaiter
         self.maximumReaders = max(1, maximumReaders)
         self.makeReader = makeReader
     }
@@ -66,10 +69,16 @@ final class ConnectionPool: @unchecked Sendable {
         idleReaders.removeAll()
         condition.unlock()
         for reader in idle { reader.close() }
+        interruptWaits()
         if writerLock.try() {
             writer.close()
             writerLock.unlock()
         }
+    }
+
+    /// A write waiting for another process's lock gives up now, and later ones at once.
+    func interruptWaits() {
+        writerWait?.interrupt()
     }
 
     private var isClosing: Bool {

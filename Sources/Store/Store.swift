@@ -106,6 +106,13 @@ public final class Store: Sendable {
         })
     }
 
+    /// Makes a write that waits for another process's lock give up now (as busy), and every
+    /// later one at once: for a process that is stopping, which should not wait out the
+    /// busy timeout first. The store stays open.
+    public func interruptWaits() {
+        pool.interruptWaits()
+    }
+
     /// Closes the store: later calls throw `closed`; observers stop.
     public func close() {
         notifier.stop()

@@ -81,6 +81,10 @@ public final class Gallery: Sendable {
     /// Closes the gallery's store: later calls throw.
     public func close() { store.close() }
 
+    /// A write waiting for another process's lock gives up now, and later ones at once
+    /// (`Store.interruptWaits`): for a daemon or a server that is stopping.
+    public func interruptWaits() { store.interruptWaits() }
+
     /// The ledger of API calls kept in this store, for a rate limiter that survives restarts.
     public var callLedger: CallLedger { StoreCallLedger(store: store) }
 }

@@ -317,4 +317,28 @@ struct ReadOnlyStoreTests {
         #expect(write.stderr.contains("busy") && !write.stderr.contains("SQL"), "\(write.stderr)")
         #expect(try tool.run(["regions"], environment: ["TOPREGIONS_BUSY_TIMEOUT": "soon"]).status == 64)
     }
+
+    @Test("SIGTERM stops a daemon whose pass waits for another process's lock on the store at once, not after the busy timeout")
+    func daemonStopsWhileWaitingForTheStore() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); db.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()", tool.store]
+        let input = Pipe(), said = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = said
+        try holder.run()
+        defer { try? input.fileHandleForWriting.close(); holder.waitUntilExit() }
+        #expect(String(decoding: said.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+        let (daemon, _, errors) = try tool.process(["daemon", "--interval", "1h"])
+        let log = LogReader(errors)
+        #expect(log.wait(for: "event=start", count: 1), "\(log.text)")
+        Thread.sleep(forTimeInterval: 1)  // the pass is waiting for the lock now
+        let started = Date()
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(started) < 5, "\(log.text)")
+    }
 }

@@ -637,6 +637,21 @@ class LifecycleTests(unittest.TestCase):
         self.assertError(answer, 503, "shutting_down")
         self.assertEqual(self.workspace.json("recents", "--user", "waiting"), [], "nothing was half-written")
 
+    def test_sigterm_ends_a_sync_pass_waiting_for_the_store_within_5_seconds(self):
+        server = Server(self.workspace)
+        self.addCleanup(server.stop)
+        holder = sqlite3.connect(self.workspace.store, isolation_level=None, timeout=1)
+        self.addCleanup(holder.close)
+        holder.execute("BEGIN IMMEDIATE")
+        self.assertEqual(server.request("POST", "/api/sync")[0], 202)
+        time.sleep(1)  # the pass now waits for the lock (up to a minute)
+        started = time.monotonic()
+        status = server.stop(timeout=30)
+        elapsed = time.monotonic() - started
+        holder.execute("ROLLBACK")
+        self.assertEqual(status, 0, server.log_text())
+        self.assertLess(elapsed, 5, "the pass's wait for the lock ends with the server")
+
     def test_a_slow_client_is_cut_off(self):
         server = Server(self.workspace, "--request-timeout", "1s")
         self.addCleanup(server.stop)

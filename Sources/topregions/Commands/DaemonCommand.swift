@@ -144,7 +144,11 @@ extension Commands {
         defer { lock.release() }
         let log = DaemonLog(json: invocation.output.json)
         let state = DaemonState()
-        let signals = SignalEvents { event in Task { await state.signal(event) } }
+        let signals = SignalEvents { event in
+            // A pass waiting for another process's lock on the store stops waiting.
+            if event == .stop { gallery.interruptWaits() }
+            Task { await state.signal(event) }
+        }
         log("info", "start", [("pid", getpid()), ("interval", DaemonLog.seconds(interval)), ("source", source.name), ("store", Gallery.absolute(invocation.storePath))])
         var failures = 0
         while await !state.stopping {

@@ -67,6 +67,9 @@ extension Commands {
         runner.cancel()
         api.close()
         server.stop(drainingFor: 3)
+        // A cancelled pass waiting for another process's lock ends now, not at the end of
+        // the store's busy timeout.
+        gallery.interruptWaits()
         await runner.stop()
         withExtendedLifetime(signals) {}
         log("info", "stop", [("pid", getpid())])
