@@ -24,6 +24,8 @@ public struct APIConfiguration: Sendable {
     /// on loopback answers only loopback names, so a web page whose name was made to
     /// resolve to 127.0.0.1 (DNS rebinding) cannot read or write through a browser.
     public var allowedHosts: Set<String>?
+    /// With `allowedHosts`: any loopback address (127.0.0.0/8, ::1) is answered too.
+    public var answersLoopbackAddresses = false
     /// `max-age` of thumbnails and images (their bytes never change for an id).
     public var imageMaxAgeSeconds = 31_536_000
 

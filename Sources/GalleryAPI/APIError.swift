@@ -64,14 +64,15 @@ public struct APIError: Error, Sendable, Equatable {
         }
     }
 
+    /// Another process has held the store locked for longer than the server waits.
+    static let storeBusy = APIError(503, "store_unavailable", "the store is busy: another process has held it locked for longer than the server waits; try again",
+                                    headers: [Header(name: "Retry-After", value: "5")])
+
     /// The store's own failures: another process holding it locked is a 503 that passes;
     /// the rest are 500, told without the SQL.
     private static func from(_ error: StoreError) -> APIError {
         let code = error.resultCode?.primary
-        if code == .busy || code == .locked {
-            return APIError(503, "store_unavailable", "the store is busy: another process has held it locked for longer than the server waits; try again",
-                            headers: [Header(name: "Retry-After", value: "5")])
-        }
+        if code == .busy || code == .locked { return storeBusy }
         return APIError(500, "internal", "the store failed: \(error.message)")
     }
 }

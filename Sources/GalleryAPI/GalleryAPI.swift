@@ -121,19 +121,33 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     /// A `Host` the server does not answer to is 421 (RFC 9110 §15.5.20).
     private func checkHost(_ request: HTTPRequest) throws {
         guard let allowed = configuration.allowedHosts, let host = request.header("Host") else { return }
-        guard allowed.contains(Self.hostName(host)) else {
-            throw APIError(421, "misdirected_request",
-                           "this server does not answer to the host \(LogText.escaped(host, limit: 64)) (serve --allowed-host NAME)")
-        }
+        let name = Self.hostName(host)
+        if allowed.contains(name) || (configuration.answersLoopbackAddresses && Self.isLoopbackAddress(name)) { return }
+        throw APIError(421, "misdirected_request",
+                       "this server does not answer to the host \(LogText.escaped(host, limit: 64)) (serve --allowed-host NAME)")
     }
 
-    /// The name of a `Host` header, lowercase, without its port or an IPv6 literal's brackets.
+    /// The name of a `Host` header: trimmed, lowercase, without its port, an IPv6 literal's
+    /// brackets or a fully qualified name's final dot.
     static func hostName(_ host: String) -> String {
-        let lowered = host.lowercased()
+        let lowered = host.trimmingCharacters(in: .whitespaces).lowercased()
         if lowered.hasPrefix("["), let close = lowered.firstIndex(of: "]") {
             return String(lowered[lowered.index(after: lowered.startIndex)..<close])
         }
-        return String(lowered.prefix { $0 != ":" })
+        var name = String(lowered.prefix { $0 != ":" })
+        if name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+
+    /// 127.0.0.0/8, or ::1 and ::ffff:127.x.x.x in any spelling.
+    static func isLoopbackAddress(_ name: String) -> Bool {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, name, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
     }
 
     /// A browser's write from another origin is refused unless that origin is allowed.
@@ -187,10 +201,20 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     }
 
     /// Runs a blocking write off the polling threads; its error becomes the response.
+    ///
+    /// Writes run one at a time, so one queued behind writes that waited out another
+    /// process's lock could wait many times the store's busy timeout: one that has waited
+    /// that long already is answered 503 at once, as its own wait would have ended.
     func later(_ request: HTTPRequest, _ body: @escaping @Sendable () throws -> HTTPResponse) -> HTTPReply {
-        .later { [self] in
+        let queued = DispatchTime.now()
+        let patience = gallery.busyTimeout
+        return .later { [self] in
             await withCheckedContinuation { continuation in
                 writes.async {
+                    if Double(DispatchTime.now().uptimeNanoseconds - queued.uptimeNanoseconds) / 1e9 > patience {
+                        continuation.resume(returning: self.errorResponse(.storeBusy, for: request))
+                        return
+                    }
                     do { continuation.resume(returning: try body()) } catch {
                         continuation.resume(returning: self.errorResponse(APIError.from(error), for: request))
                     }

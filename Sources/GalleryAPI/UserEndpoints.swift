@@ -89,7 +89,8 @@ struct JSONBody {
 
     init(_ request: HTTPRequest) throws(APIError) {
         let type = request.header("Content-Type") ?? ""
-        if !type.lowercased().hasPrefix("application/json") {
+        let mediaType = type.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        if mediaType != "application/json" {
             throw APIError(415, "unsupported_media_type", type.isEmpty ? "the body must be JSON, sent with Content-Type: application/json"
                            : "the body must be JSON (Content-Type: application/json), not \(LogText.escaped(type, limit: 64))")
         }

@@ -25,7 +25,6 @@ public final class HTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var stopping = false
     private var stopped = false
-    private var listeningSocket: Int32 = -1
     private var requestsInFlight = 0
     private var streams: [ObjectIdentifier: EventStream] = [:]
     /// Requests whose answer is being worked out while their connection waits suspended:
@@ -82,9 +81,11 @@ public final class HTTPServer: @unchecked Sendable {
         guard !stopping, let daemon else { lock.unlock(); return }
         stopping = true
         lock.unlock()
+        // libmicrohttpd hands the listening socket back: closed now, a new connection is
+        // refused at once instead of waiting in the backlog for an answer that never comes.
         let socket = tr_http_quiesce(daemon)
+        if socket >= 0 { close(socket) }
         lock.lock()
-        listeningSocket = socket
         let open = Array(streams.values)
         lock.unlock()
         for stream in open { stream.finish() }
@@ -101,7 +102,7 @@ public final class HTTPServer: @unchecked Sendable {
         lock.lock()
         stopped = true
         lock.unlock()
-        tr_http_stop(daemon, listeningSocket)
+        tr_http_stop(daemon, -1)
         self.daemon = nil
     }
 
@@ -142,13 +143,15 @@ public final class HTTPServer: @unchecked Sendable {
 
     fileprivate func handle(_ connection: OpaquePointer, url: String, method: String, version: String, upload: UnsafePointer<CChar>?,
                             uploadSize: UnsafeMutablePointer<Int>, state slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        let target = AbsoluteForm.split(url)
+        let path = target?.path ?? url
         guard let existing = slot.pointee else {
-            let state = RequestState(method: method, path: url, clientAddress: Self.clientAddress(connection))
+            let state = RequestState(method: method, path: path, clientAddress: Self.clientAddress(connection))
             slot.pointee = Unmanaged.passRetained(state).toOpaque()
             lock.lock()
             requestsInFlight += 1
             lock.unlock()
-            if let refusal = refusal(of: RequestHead(method: method, path: url, version: version,
+            if let refusal = refusal(of: RequestHead(method: method, path: path, version: version, authority: target?.authority,
                                                       arguments: Self.values(connection, .GET_ARGUMENT_KIND),
                                                       headers: Self.values(connection, .HEADER_KIND))) {
                 return queue(refusal, on: connection, state: state)
@@ -181,8 +184,10 @@ public final class HTTPServer: @unchecked Sendable {
             return queue(handler.refusal(status: 413, message: "the request's body is larger than \(limits.bodyBytes) bytes"),
                          on: connection, state: state)
         }
-        let request = HTTPRequest(method: method, path: url, arguments: Self.values(connection, .GET_ARGUMENT_KIND),
-                                  headers: Self.headers(connection), body: state.body, clientAddress: state.clientAddress)
+        var headers = Self.headers(connection)
+        if let authority = target?.authority { headers["host"] = authority }  // the target's authority wins (RFC 9112 §3.2.2)
+        let request = HTTPRequest(method: method, path: path, arguments: Self.values(connection, .GET_ARGUMENT_KIND),
+                                  headers: headers, body: state.body, clientAddress: state.clientAddress)
         state.arguments = request.arguments
         if isStopping {
             // A request that arrives on a kept-alive connection while the server drains is

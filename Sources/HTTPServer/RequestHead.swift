@@ -7,6 +7,8 @@ struct RequestHead {
     var method: String
     var path: String
     var version: String
+    /// The authority of a target in absolute form, which stands for `Host`.
+    var authority: String? = nil
     var arguments: [(name: String, value: String?)]
     var headers: [(name: String, value: String?)]
 
@@ -41,10 +43,13 @@ struct RequestHead {
     }
 
     private var hostAndLengthProblem: String? {
-        let hosts = values("host")
+        if let authority, authority.isEmpty || authority.contains("@") {
+            return "the request target's authority must be a host (and port), without user information"
+        }
+        let hosts = authority.map { [$0] } ?? values("host")
         if hosts.count > 1 { return "the request has \(hosts.count) Host headers; send one" }
         if hosts.isEmpty && version == "HTTP/1.1" { return "an HTTP/1.1 request needs a Host header" }
-        if let host = hosts.first, host.contains(where: { $0 == " " || $0 == "/" || $0 == "@" }) {
+        if let host = hosts.first?.trimmingCharacters(in: .whitespaces), host.contains(where: { $0 == " " || $0 == "\t" || $0 == "/" || $0 == "@" }) {
             return "the Host header is not a host name"
         }
         let authorizations = values("authorization")
@@ -70,5 +75,20 @@ struct RequestHead {
 
     private func values(_ name: String) -> [String] {
         headers.filter { $0.name.lowercased() == name }.map { $0.value ?? "" }
+    }
+}
+
+/// A request target in absolute form (`GET http://host/path HTTP/1.1`, RFC 9112 §3.2.2),
+/// which a server must accept: its authority stands for the `Host` header, its path for the
+/// target.
+enum AbsoluteForm {
+    /// The authority and the path of an `http` or `https` target; nil for any other.
+    static func split(_ target: String) -> (authority: String, path: String)? {
+        let lowered = target.prefix(8).lowercased()
+        let schemeLength = lowered.hasPrefix("http://") ? 7 : lowered.hasPrefix("https://") ? 8 : 0
+        guard schemeLength > 0 else { return nil }
+        let rest = target.dropFirst(schemeLength)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        return (String(rest[..<slash]), slash == rest.endIndex ? "/" : String(rest[slash...]))
     }
 }

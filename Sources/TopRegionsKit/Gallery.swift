@@ -85,6 +85,9 @@ public final class Gallery: Sendable {
     /// (`Store.interruptWaits`): for a daemon or a server that is stopping.
     public func interruptWaits() { store.interruptWaits() }
 
+    /// How long a write waits for another process's lock before it fails as busy.
+    public var busyTimeout: TimeInterval { store.configuration.busyTimeout }
+
     /// The ledger of API calls kept in this store, for a rate limiter that survives restarts.
     public var callLedger: CallLedger { StoreCallLedger(store: store) }
 }

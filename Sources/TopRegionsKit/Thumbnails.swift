@@ -40,9 +40,14 @@ public actor ThumbnailLoader {
         downloads += 1
         let bytes = try await client.image(of: photo, size: .square)
         guard !gallery.isReadOnly else { return bytes }  // given, not kept
-        try await gallery.store.write { transaction in
-            var thumbnail = ThumbnailRecord(bytes: [UInt8](bytes), fetchedAt: Date(), photoID: photoID)
-            try transaction.upsert(&thumbnail, matching: ["photo_id"])
+        do {
+            try await gallery.store.write { transaction in
+                var thumbnail = ThumbnailRecord(bytes: [UInt8](bytes), fetchedAt: Date(), photoID: photoID)
+                try transaction.upsert(&thumbnail, matching: ["photo_id"])
+            }
+        } catch let error as StoreError where error.resultCode?.primary == .busy || error.resultCode?.primary == .locked {
+            // Another process kept the store locked: the bytes are given all the same, and
+            // kept by the next request that finds the store free.
         }
         return bytes
     }

@@ -65,6 +65,19 @@ struct GalleryAPIPartsTests {
         #expect { try JSONBody(body("{}", type: "text/plain")) } throws: { ($0 as? APIError)?.status == 415 }
     }
 
+    @Test("Credential-shaped text in a request line is hidden from the log, in any case and anywhere")
+    func secretsAreHidden() {
+        let body = "Ab3_dE5-fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC"  // 43 base64url characters, as a token's
+        #expect(LogText.hidingSecrets("/api/photos/trk_\(body)") == "/api/photos/trk_REDACTED")
+        #expect(LogText.hidingSecrets("/api/TRK_\(body)?x=1") == "/api/trk_REDACTED?x=1")
+        #expect(LogText.hidingSecrets("trk_\(body)") == "trk_REDACTED", "a token sent as the method")
+        #expect(LogText.hidingSecrets("/api/x;token=\(body)") == "/api/x;token=REDACTED", "a token's body without its prefix")
+        #expect(LogText.hidingSecrets("/api/regions/say.f458JOqui3Fq/photos?limit=50") == "/api/regions/say.f458JOqui3Fq/photos?limit=50")
+        #expect(LogText.hidingSecrets("/api/photos/12345678901234567890123456789012") == "/api/photos/12345678901234567890123456789012",
+                "a photo id (32 digits at most) stays")
+        #expect(LogText.hidingSecrets("/ünïcode/trk") == "/ünïcode/trk")
+    }
+
     @Test("Text for the log is escaped and bounded")
     func logText() {
         #expect(LogText.escaped("plain") == "plain")

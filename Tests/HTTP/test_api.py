@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import re
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -212,8 +213,14 @@ class CatalogueTests(ServedGallery):
         # DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1.
         error = self.assertError(self.server.request("GET", "/api/regions", headers={"Host": "evil.example"}), 421, "misdirected_request")
         self.assertIn("--allowed-host", error["message"])
-        for host in ("localhost", f"localhost:{self.server.port}", "127.0.0.1", "[::1]"):
+        for host in ("localhost", f"localhost:{self.server.port}", "127.0.0.1", "[::1]", "LOCALHOST.", "127.0.0.2",
+                     "[::ffff:127.0.0.1]:80", "[0:0:0:0:0:0:0:1]"):
             self.assertEqual(self.server.request("GET", "/api/status", headers={"Host": host})[0], 200, host)
+        # A target in absolute form: its authority stands for Host (RFC 9112 3.2.2).
+        answer = self.raw_exchange(b"GET http://localhost/api/status HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+        self.assertTrue(answer.startswith(b"HTTP/1.1 200 "), answer[:100])
+        answer = self.raw_exchange(b"GET http://evil.example/api/status HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        self.assertTrue(answer.startswith(b"HTTP/1.1 421 "), answer[:100])
         proxied = Server(self.workspace, "--allowed-host", "gallery.example")
         self.addCleanup(proxied.stop)
         self.assertEqual(proxied.request("GET", "/api/status", headers={"Host": "gallery.example"})[0], 200, "a proxy's public name")
@@ -311,6 +318,10 @@ class UserTests(ServedGallery):
                                              headers={"Content-Type": "application/x-www-form-urlencoded"}), 415)
         self.assertError(self.server.request("POST", "/api/favorites", body=json.dumps({"id": photo}), token=token), 415,
                          "unsupported_media_type")
+        self.assertError(self.server.request("POST", "/api/favorites", body=json.dumps({"id": photo}), token=token,
+                                             headers={"Content-Type": "application/jsonx"}), 415)
+        self.assertEqual(self.server.request("POST", "/api/favorites", body=json.dumps({"id": photo}), token=token,
+                                             headers={"Content-Type": "Application/JSON; charset=utf-8"})[0], 200)
 
     def test_a_rotated_token_stops_working(self):
         token = self.workspace.add_user("carol")
@@ -626,6 +637,10 @@ class LifecycleTests(unittest.TestCase):
         viewer.start()
         time.sleep(1)
         started = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        with self.assertRaises(ConnectionRefusedError, msg="while draining, a new connection is refused at once"):
+            socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
         status = server.stop(timeout=10)
         elapsed = time.monotonic() - started
         viewer.join(10)

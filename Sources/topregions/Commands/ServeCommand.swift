@@ -34,6 +34,7 @@ extension Commands {
         configuration.isPrivate = invocation.flag("private")
         configuration.corsOrigin = settings.corsOrigin
         configuration.allowedHosts = settings.allowedHosts
+        configuration.answersLoopbackAddresses = settings.address.isLoopback
         configuration.imageSource = try invocation.imageSource()
         configuration.streamsPerAddress = settings.streamsPerAddress
         let api = GalleryAPI(gallery: gallery, configuration: configuration, sync: runner)
@@ -178,23 +179,15 @@ extension DaemonLog {
         return words.contains { folded.contains($0) }
     }
 
-    /// The text with anything shaped like an API token (`trk_…`) replaced: a client that
-    /// pastes its token into a path or another parameter has it hidden too.
-    static func hidingTokens(_ text: String) -> String {
-        // Swift's Regex costs tens of microseconds a line: asked only of a line that may need it.
-        guard text.contains("trk_") else { return text }
-        return text.replacing(/trk_[A-Za-z0-9_\-]{4,}/, with: "trk_REDACTED")
-    }
-
     /// One line per request: method, path (query values of secret-looking names hidden,
-    /// token-shaped text anywhere hidden), status, bytes, milliseconds, client; every value
-    /// escaped.
+    /// token-shaped text anywhere hidden: `LogText.hidingSecrets`), status, bytes,
+    /// milliseconds, client; every value escaped.
     func request(_ record: HTTPRequestRecord) {
         let query = record.arguments.map { argument in
             argument.name + (argument.value.map { "=" + (Self.looksSecret(argument.name) ? "REDACTED" : $0) } ?? "")
         }.joined(separator: "&")
-        let target = Self.hidingTokens(record.path + (query.isEmpty ? "" : "?" + query))
-        self("info", "request", [("method", record.method), ("path", target),
+        let target = LogText.hidingSecrets(record.path + (query.isEmpty ? "" : "?" + query))
+        self("info", "request", [("method", LogText.hidingSecrets(record.method)), ("path", target),
                                  ("status", record.status), ("bytes", record.bytes),
                                  ("ms", String(format: "%.2f", record.seconds * 1000)), ("client", record.clientAddress)]
              + (record.interrupted ? [("interrupted", "true")] : []))
