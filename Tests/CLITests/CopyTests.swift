@@ -48,15 +48,8 @@ struct CopyTests {
     func copyDoesNotWaitForWriters() throws {
         let tool = try Tool()
         #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); db.execute('BEGIN IMMEDIATE'); db.execute('DELETE FROM Photo'); print('held', flush=True); sys.stdin.read()", tool.store]
-        let input = Pipe(), said = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = said
-        try holder.run()
-        defer { try? input.fileHandleForWriting.close(); holder.waitUntilExit() }
-        #expect(String(decoding: said.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+        let holder = try StoreLockHolder(store: tool.store, sql: "DELETE FROM Photo")
+        defer { holder.release() }
         let copy = tool.directory.appendingPathComponent("copy.sqlite").path
         let made = try tool.run(["copy", "--to", copy], environment: ["TOPREGIONS_BUSY_TIMEOUT": "2s"])
         #expect(made.status == 0, "\(made.stderr)")

@@ -299,16 +299,8 @@ struct ReadOnlyStoreTests {
         #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
         let photo = try #require(((try tool.run(["--json", "regions", "--limit", "1"]).json as? [[String: Any]])?.first?["id"] as? String)
             .flatMap { region in (try? tool.run(["--json", "photos", "--region", region]).json as? [[String: Any]])?.first?["id"] as? String })
-        // Another program holds the write lock until its stdin closes.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); db.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()", tool.store]
-        let input = Pipe(), said = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = said
-        try holder.run()
-        defer { try? input.fileHandleForWriting.close(); holder.waitUntilExit() }
-        #expect(String(decoding: said.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+        let holder = try StoreLockHolder(store: tool.store)
+        defer { holder.release() }
         let environment = ["TOPREGIONS_BUSY_TIMEOUT": "1s"]
         let read = try tool.run(["regions", "--limit", "1"], environment: environment)
         #expect(read.status == 0, "reading needs no write lock: \(read.stderr)")
@@ -322,15 +314,8 @@ struct ReadOnlyStoreTests {
     func daemonStopsWhileWaitingForTheStore() throws {
         let tool = try Tool()
         #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); db.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()", tool.store]
-        let input = Pipe(), said = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = said
-        try holder.run()
-        defer { try? input.fileHandleForWriting.close(); holder.waitUntilExit() }
-        #expect(String(decoding: said.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+        let holder = try StoreLockHolder(store: tool.store)
+        defer { holder.release() }
         let (daemon, _, errors) = try tool.process(["daemon", "--interval", "1h"])
         let log = LogReader(errors)
         #expect(log.wait(for: "event=start", count: 1), "\(log.text)")
