@@ -44,7 +44,11 @@ extension Gallery {
     }
 
     /// Adds a user and makes their API token, returned here and never again.
-    public func addUser(named name: String, at date: Date = Date()) throws -> (user: GalleryUser, token: String) {
+    ///
+    /// `handOver` is given the token before the user is committed: when it throws (the
+    /// token could not be shown), no user is left behind with a token nobody saw.
+    public func addUser(named name: String, at date: Date = Date(),
+                        handOver: (String) throws -> Void = { _ in }) throws -> (user: GalleryUser, token: String) {
         try Self.checkUserName(name)
         let token = try APIToken.make()
         let user = try store.write { transaction -> GalleryUser in
@@ -54,6 +58,7 @@ extension Gallery {
             var record = UserRecord(id: try Self.newUserID(in: transaction), name: name, tokenHash: token.hash, createdAt: date)
             try transaction.insert(&record)
             guard let user = GalleryUser(record) else { throw GalleryError(.invalidArgument, "user \(name) was not stored") }
+            try handOver(token.text)
             return user
         }
         return (user, token.text)
@@ -70,7 +75,10 @@ extension Gallery {
     }
 
     /// Makes the user a new API token (the old one stops working) and returns it.
-    public func rotateToken(forUserNamed name: String) throws -> String {
+    ///
+    /// `handOver` is given the new token before it replaces the old: when it throws, the
+    /// old token keeps working.
+    public func rotateToken(forUserNamed name: String, handOver: (String) throws -> Void = { _ in }) throws -> String {
         let token = try APIToken.make()
         try store.write { transaction in
             guard var record = try Self.userRecord(named: name, in: transaction) else {
@@ -78,6 +86,7 @@ extension Gallery {
             }
             record.tokenHash = token.hash
             try transaction.update(record)
+            try handOver(token.text)
         }
         return token.text
     }

@@ -285,6 +285,8 @@ struct ReadOnlyStoreTests {
         let errors = Pipe()
         #expect(try run(["regions"], stdout: "/dev/full", stderr: errors.fileHandleForWriting) == 1)
         #expect(try run(["--help"], stdout: "/dev/full", stderr: errors.fileHandleForWriting) == 1)
+        #expect(try run(["users", "add", "carol"], stdout: "/dev/full", stderr: errors.fileHandleForWriting) == 1)
+        #expect(!(try tool.run(["users"]).stdout.contains("carol")), "a token nobody saw leaves no user behind")
         try errors.fileHandleForWriting.close()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(said.contains("cannot write to standard output: No space left on device"), "\(said)")

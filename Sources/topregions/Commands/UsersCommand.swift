@@ -41,8 +41,9 @@ extension Commands {
             let rows = try gallery.users().map { UserRow(name: $0.name, hasToken: $0.hasToken, createdAt: $0.createdAt) }
             try show(rows, invocation.output, empty: "No users yet: topregions users add NAME")
         case ("add", 2):
-            let (user, token) = try gallery.addUser(named: words[1])
-            printToken(token, for: user.name, invocation.output, verb: "added")
+            // Shown before the user is committed: output that cannot be written ends the
+            // command (status 1) with no user added.
+            _ = try gallery.addUser(named: words[1]) { printToken($0, for: words[1], invocation.output, verb: "added") }
         case ("remove", 2):
             try gallery.removeUser(named: words[1])
             if invocation.output.json { try invocation.output.emit(["removed": words[1]]) } else {
@@ -52,7 +53,7 @@ extension Commands {
             guard invocation.flag("rotate") else {
                 throw UsageError("a token is shown only when made: users token \(words[1]) --rotate makes a new one", command: invocation.command)
             }
-            printToken(try gallery.rotateToken(forUserNamed: words[1]), for: words[1], invocation.output, verb: "new token for")
+            _ = try gallery.rotateToken(forUserNamed: words[1]) { printToken($0, for: words[1], invocation.output, verb: "new token for") }
         default:
             throw UsageError("users takes list, add NAME, remove NAME or token NAME --rotate, not \"\(words.joined(separator: " "))\"",
                              command: invocation.command)
