@@ -1,3 +1,4 @@
+import Flickr
 import Foundation
 import HTTPServer
 import TopRegionsKit
@@ -73,17 +74,7 @@ extension GalleryAPI {
 /// A request's JSON object body, read field by field with errors that name the field.
 struct JSONBody {
     /// A JSON value, as far as the API's bodies need to tell them apart.
-    enum Value: Decodable {
-        case string(String), number(Double), other
-
-        init(from decoder: Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let bool = try? container.decode(Bool.self) { _ = bool; self = .other }
-            else if let number = try? container.decode(Double.self) { self = .number(number) }
-            else if let string = try? container.decode(String.self) { self = .string(string) }
-            else { self = .other }
-        }
-    }
+    typealias Value = StrictJSON.Value
 
     private let object: [String: Value]
 
@@ -95,8 +86,17 @@ struct JSONBody {
                            : "the body must be JSON (Content-Type: application/json), not \(LogText.escaped(type, limit: 64))")
         }
         guard !request.body.isEmpty else { throw .badRequest("the request needs a JSON object body") }
-        guard let object = try? JSONDecoder().decode([String: Value].self, from: Data(request.body)) else {
-            throw .badRequest("the body is not a JSON object")
+        // Strict RFC 8259 (no trailing comma, no comment), and each key once: two readers
+        // of a body with a repeated key may each take a different one.
+        let members: [(key: String, value: Value)]
+        do { members = try StrictJSON.objectMembers(Data(request.body)) } catch {
+            throw .badRequest("the body is not a JSON object: \(LogText.escaped(error.description, limit: 120))")
+        }
+        var object: [String: Value] = [:]
+        for (key, value) in members {
+            guard object.updateValue(value, forKey: key) == nil else {
+                throw .badRequest("the body gives \"\(LogText.escaped(key, limit: 64))\" twice")
+            }
         }
         self.object = object
     }
@@ -113,7 +113,7 @@ struct JSONBody {
 
     /// A position in a list, from 1.
     func position(_ key: String) throws(APIError) -> Int {
-        guard case .number(let number) = object[key], let value = Int(exactly: number), value >= 1, value <= 1_000_000 else {
+        guard case .integer(let number) = object[key], let value = Int(exactly: number), value >= 1, value <= 1_000_000 else {
             throw .badRequest("\(key) must be a position from 1 (a whole number)")
         }
         return value

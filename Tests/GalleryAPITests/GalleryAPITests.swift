@@ -63,6 +63,13 @@ struct GalleryAPIPartsTests {
         #expect(throws: APIError.self) { try JSONBody(body("[1]")) }
         #expect(throws: APIError.self) { try JSONBody(body("")) }
         #expect { try JSONBody(body("{}", type: "text/plain")) } throws: { ($0 as? APIError)?.status == 415 }
+        #expect { try JSONBody(body("{}", type: nil)) } throws: { ($0 as? APIError)?.status == 415 }
+        #expect { try JSONBody(body("{}", type: "application/jsonx")) } throws: { ($0 as? APIError)?.status == 415 }
+        #expect(throws: Never.self) { try JSONBody(body("{}", type: "Application/JSON; charset=utf-8")) }
+        for bad in [#"{"id": "1",}"#, #"{"id": "1", "id": "2"}"#, #"{"id": "1"} x"#, #"{"id": "1" /* c */}"#, #"{'id': "1"}"#] {
+            #expect { try JSONBody(body(bad)) } throws: { ($0 as? APIError)?.status == 400 }
+        }
+        #expect(throws: APIError.self, "a position is a JSON integer") { try JSONBody(body(#"{"from": 1.0}"#)).position("from") }
     }
 
     @Test("Credential-shaped text in a request line is hidden from the log, in any case and anywhere")
