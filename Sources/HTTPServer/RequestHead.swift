@@ -28,6 +28,9 @@ struct RequestHead {
             // a proxy on the way may have read the header differently.
             return (400, "a header's name is not a token (it has a space or a separator before its colon)")
         }
+        if headers.contains(where: { Self.isFoldedFraming($0.name) }) {
+            return (400, "a header line continues the one before it (obs-fold), which is not accepted")
+        }
         if headers.contains(where: { ($0.value ?? "").utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
             // A folded line (obs-fold), a bare CR or a NUL: RFC 9112 §5.2 asks to refuse them.
             return (400, "a header's value holds a line break or a NUL (folded headers are not accepted)")
@@ -63,6 +66,15 @@ struct RequestHead {
             return "the request has both Content-Length and Transfer-Encoding; send one"
         }
         return nil
+    }
+
+    /// libmicrohttpd 0.9.75 joins a folded continuation line to the header's *name*
+    /// (`Content-Length:` then ` 5` reads as `Content-Length5` with an empty value) and
+    /// frames the body without it: a name that starts as a framing header's and goes on is
+    /// such a fold, and the request cannot be framed as a proxy would have framed it.
+    static func isFoldedFraming(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["content-length", "transfer-encoding"].contains { lowered.hasPrefix($0) && lowered != $0 }
     }
 
     /// RFC 9110 §5.6.2: a token is one or more of these characters.

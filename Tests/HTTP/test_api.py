@@ -202,12 +202,18 @@ class CatalogueTests(ServedGallery):
             b"POST /api/sync HTTP/1.1\r\nHost: a\r\nTransfer-Encoding : chunked\r\nContent-Length: 3\r\n\r\n0\r\n": 400,
             b"POST /api/sync HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n": 501,
             b"GET /api/status HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n": 501,
+            # A folded Content-Length (obs-fold): the body must not become a second request.
+            b"GET /api/status HTTP/1.1\r\nHost: localhost\r\nContent-Length:\r\n 5\r\n\r\n"
+            b"helloGET /api/status HTTP/1.1\r\nHost: localhost\r\n\r\n": 400,
+            b"GET /api/status HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n 5\r\n\r\nhello": 400,
+            b"POST /api/sync HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n": 400,
         }
         for request, status in cases.items():
             answer = self.raw_exchange(request)
             self.assertTrue(answer.startswith(f"HTTP/1.1 {status} ".encode()), f"{request!r}: {answer[:200]!r}")
             self.assertIn(b"Connection: close", answer.split(b"\r\n\r\n", 1)[0])
             json.loads(answer.split(b"\r\n\r\n", 1)[1])
+            self.assertEqual(len(re.findall(rb"(?:^|\r\n)HTTP/1\.1 \d{3} ", answer)), 1, f"{request!r}: one answer, nothing smuggled")
 
     def test_a_loopback_server_answers_only_loopback_host_names(self):
         # DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1.
