@@ -255,8 +255,4 @@ public final class Store: Sendable {
         }
     }
 
-    /// `foreignKeyViolations()` as sentences that name rows by their store ids.
-    public func foreignKeyCheck() throws -> [String] {
-        try foreignKeyViolations().map { "\($0.table) \($0.rowID.map(String.init) ?? "?") refers to a \($0.parent) that does not exist" }
-    }
 }

@@ -22,7 +22,7 @@ extension Gallery {
     /// The photo's square thumbnail: from the store, else downloaded once and kept there.
     public func thumbnail(flickrID: String, from source: ImageSource) async throws -> Data {
         let id = try photoRowID(flickrID: flickrID)
-        let client = try imageClient(source)
+        let client = try imageClient(source, recorded: try setting(.imageBase))
         return try await imageErrors(flickrID, client: client) {
             try await ThumbnailLoader(gallery: self, client: client.client).thumbnail(photoID: id)
         }
@@ -39,11 +39,12 @@ extension Gallery {
         // One cache serves every store of the user: an image is kept under where it came
         // from (this store, the image base, the photo's secret), so that what one server
         // sent for an id is never given for another store's photo of that id.
-        let base = try source.imageBase?.absoluteString ?? setting(.imageBase) ?? ""  // as imageClient resolves it
+        let recorded = try setting(.imageBase)
+        let base = source.imageBase?.absoluteString ?? recorded ?? ""
         let origin = [path ?? "", base, record.secret ?? "", record.server ?? ""].joined(separator: "\n")
         let originKey = String(try APIToken.hash(origin).prefix(16))
         if let cached = try cache.data(flickrID: flickrID, size: .large, origin: originKey) { return cached }
-        let client = try imageClient(source)
+        let client = try imageClient(source, recorded: recorded)
         let data = try await imageErrors(flickrID, client: client) {
             try await client.client.image(of: FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server,
                                                          farm: record.farm.map(Int.init)), size: .large)
@@ -52,23 +53,30 @@ extension Gallery {
         return data
     }
 
-    /// A client for images: SampleData's files, or HTTP under an image base.
-    private func imageClient(_ source: ImageSource) throws -> (client: FlickrClient, fromSampleData: Bool) {
-        let recorded = try setting(.imageBase)
-        if let base = source.imageBase ?? recorded.flatMap({ $0 == Self.sampleDataImageBase ? nil : URL(string: $0) }) {
-            return (FlickrClient(configuration: FlickrConfiguration(imageBase: base)), false)
+    /// Where images come from: the client, and whether it reads SampleData's files.
+    private struct ImageClient {
+        let client: FlickrClient
+        let fromSampleData: Bool
+    }
+
+    /// A client for images: SampleData's files, or HTTP under an image base (the one given,
+    /// else `recorded`, the one the photos were synced with).
+    private func imageClient(_ source: ImageSource, recorded: String?) throws -> ImageClient {
+        if let url = source.imageBase ?? recorded.flatMap({ $0 == Self.sampleDataImageBase ? nil : URL(string: $0) }) {
+            return ImageClient(client: FlickrClient(configuration: FlickrConfiguration(imageBase: url)), fromSampleData: false)
         }
         guard recorded == Self.sampleDataImageBase else {
-            return (FlickrClient(configuration: FlickrConfiguration()), false)
+            return ImageClient(client: FlickrClient(configuration: FlickrConfiguration()), fromSampleData: false)
         }
         guard let directory = SampleDataLocation.find(environment: source.environment) else {
             throw GalleryError(.noImage, "the photos came from SampleData, which was not found", hint: "set TOPREGIONS_SAMPLEDATA, or give --image-base")
         }
-        return (FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: directory)), true)
+        return ImageClient(client: FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: directory)),
+                           fromSampleData: true)
     }
 
     /// Image failures in words: SampleData's few images, a server's answer naming the URL.
-    private func imageErrors(_ flickrID: String, client: (client: FlickrClient, fromSampleData: Bool),
+    private func imageErrors(_ flickrID: String, client: ImageClient,
                              _ body: () async throws -> Data) async throws -> Data {
         do {
             return try await body()
