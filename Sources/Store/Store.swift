@@ -254,5 +254,4 @@ public final class Store: Sendable {
             }
         }
     }
-
 }
