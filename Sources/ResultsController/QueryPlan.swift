@@ -15,7 +15,9 @@ struct QueryPlan {
     /// it leads to, and the keys read there.
     let relationshipPaths: [(path: String, entity: String, keys: Set<String>)]
 
-    init(request: FetchRequest, sectionKeyPath: String?, schema: Schema) throws {
+    /// `displayedKeyPaths`: what the rows show, which may cross relationships
+    /// (`photo.title`): a change there is an update of the rows that lead to it.
+    init(request: FetchRequest, sectionKeyPath: String?, displayedKeyPaths: Set<String> = [], schema: Schema) throws {
         guard let first = request.sortDescriptors.first else {
             throw ResultsControllerError(.noSortKey, "A results controller's request needs at least one sort key")
         }
@@ -36,7 +38,7 @@ struct QueryPlan {
         self.isSectioned = sectionKeyPath != nil
         self.rootEntity = try schema.entity(named: request.entityName)
         self.relationshipPaths = try Self.relationshipPaths(
-            keyPaths: sortKeys.map(\.keyPath) + (request.predicate?.keyPaths ?? []), root: rootEntity, schema: schema)
+            keyPaths: sortKeys.map(\.keyPath) + (request.predicate?.keyPaths ?? []) + displayedKeyPaths.sorted(), root: rootEntity, schema: schema)
     }
 
     /// The entities whose changes can affect the results.

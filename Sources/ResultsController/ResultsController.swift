@@ -110,7 +110,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         self.displayedKeys = displayedKeys
         self.cacheName = cacheName
         self.deliveryQueue = deliveryQueue
-        self.plan = try QueryPlan(request: request, sectionKeyPath: sectionKeyPath, schema: store.schema)
+        self.plan = try QueryPlan(request: request, sectionKeyPath: sectionKeyPath, displayedKeyPaths: displayedKeys ?? [], schema: store.schema)
         self.entries = OrderedEntries(order: plan.order)
         self.sectionList = plan.makeSectionList()
         // Key paths are checked by compiling the query once.
@@ -245,7 +245,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         guard newRequest.entityName == request.entityName else {
             throw ResultsControllerError(.wrongEntity, "A controller cannot change entity (\(request.entityName) to \(newRequest.entityName))")
         }
-        let newPlan = try QueryPlan(request: newRequest, sectionKeyPath: newSectionKeyPath, schema: store.schema)
+        let newPlan = try QueryPlan(request: newRequest, sectionKeyPath: newSectionKeyPath, displayedKeyPaths: displayedKeys ?? [], schema: store.schema)
         let before = capture()
         request = newRequest
         sectionKeyPath = newSectionKeyPath

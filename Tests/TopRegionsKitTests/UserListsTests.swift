@@ -75,6 +75,35 @@ struct UserListsTests {
         #expect(try photoIDs(of: controller, \.photoID).first == ids[0])
     }
 
+    @Test("A photo's new title is an update of its Recents and Favorites rows; a change they do not show is not")
+    func relatedTitleChanges() async throws {
+        let ids = try await photoIDs(3)
+        for (offset, id) in ids.enumerated() { try test.gallery.recordView(photoID: id, at: Date(timeIntervalSince1970: Double(offset)), for: try local) }
+        for id in ids.prefix(2) { try test.gallery.addFavorite(photoID: id, for: try local) }
+        let recents = try test.gallery.recentsController(for: try local), favorites = try test.gallery.favoritesController(for: try local)
+        let recentsLog = BatchLog(), favoritesLog = BatchLog()
+        recents.delegate = recentsLog
+        favorites.delegate = favoritesLog
+        try recents.performFetch()
+        try favorites.performFetch()
+        func retitle(_ id: Int64, _ change: @escaping @Sendable (inout PhotoRecord) -> Void) throws {
+            try test.gallery.store.write { transaction in
+                guard var photo = try transaction.fetchOne(PhotoRecord.self, id: id) else { return }
+                change(&photo)
+                try transaction.update(photo)
+            }
+        }
+        try retitle(ids[1]) { $0.title = "Renamed by a sync" }
+        let row = try #require(try photoIDs(of: recents, \.photoID).firstIndex(of: ids[1]))
+        let recentRow = try #require(try recents.object(at: IndexPath(row: row, section: 0)).id)
+        #expect(recentsLog.batches.last?.updates.map(\.id) == [recentRow], "Recents hears of the new title")
+        #expect(favoritesLog.batches.last?.updates.count == 1, "Favorites hears of it too")
+        let batchesBefore = (recentsLog.batches.count, favoritesLog.batches.count)
+        try retitle(ids[1]) { $0.latitude = 12.5 }
+        #expect(recentsLog.batches.count == batchesBefore.0 && favoritesLog.batches.count == batchesBefore.1,
+                "a change the rows do not show is no update")
+    }
+
     @Test("Favorites: add, remove, move renumbering only the rows between; one move reported; user-driven moves are silent")
     func favorites() async throws {
         let ids = try await photoIDs(6)
