@@ -32,7 +32,9 @@ extension GalleryAPI {
         }
         guard let file = WebAssets.files[name] else { throw APIError.notFound("no file at \(LogText.escaped(request.path, limit: 128))") }
         guard ["GET", "HEAD"].contains(request.method) else { throw APIError.methodNotAllowed(request.method, allowed: ["GET", "HEAD"]) }
-        _ = try QueryArguments(request, allowed: [])
+        // A query is ignored here, unlike the API's: a shared link carries tracking
+        // parameters (`?utm_source=…`), a cache-busting asset URL a version; neither means
+        // anything to a static file.
         let bytes = Array(file.text.utf8) + [UInt8(ascii: "\n")]
         let tag = "\"\(Self.digest(bytes).prefix(32))\""
         var headers: [(name: String, value: String)] = [("Content-Type", file.type), ("ETag", tag), ("Cache-Control", "no-cache"),

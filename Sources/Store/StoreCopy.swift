@@ -12,6 +12,15 @@ extension Store {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): a file is there already; a copy overwrites nothing")
         }
+        // SQLite's companions of a store file: a copy named like one would be deleted or
+        // misread when that store is opened; one whose own companions exist would open with
+        // another database's journal.
+        if let suffix = ["-wal", "-shm", "-journal"].first(where: { destination.hasSuffix($0) }) {
+            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): a name ending in \(suffix) is SQLite's own file beside a store; choose another")
+        }
+        if let companion = ["-wal", "-shm", "-journal"].map({ destination + $0 }).first(where: { FileManager.default.fileExists(atPath: $0) }) {
+            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): \(companion) is there already, left by another database")
+        }
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {

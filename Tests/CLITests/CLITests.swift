@@ -197,6 +197,7 @@ struct CLITests {
         #expect(try tool.run(["recents", "--user", "Alice"]).status == 64)
         #expect(try tool.run(["regions", "--json=false"]).status == 64, "a flag takes no value, not even false")
         #expect(try tool.run(["users", "list", "--rotate"]).status == 64, "--rotate belongs to users token")
+        #expect(try tool.run(["watch", "favorites", "--region", "x"]).status == 64, "--region belongs to watch photos")
         let unwritable = try tool.runWithoutStore(["--store", "/dev/null/x.sqlite", "sync"])
         #expect(unwritable.status == 1 && unwritable.stderr.hasPrefix("topregions: cannot "), "messages begin in lowercase: \(unwritable.stderr)")
         for words in [["photo", ""], ["view", "abc"], ["favorites", "add", "1 2"], ["thumbnail", "-5", "--output", "x.jpg"]] {

@@ -37,6 +37,8 @@ struct CopyTests {
         #expect(offline.status == 0 && offline.stdout == thumbnail.stdout, "\(offline.stderr)")
         #expect(try tool.runWithoutStore(["--store", copy, "check"]).status == 0)
 
+        let walName = try tool.run(["copy", "--to", copy + "-wal"])
+        #expect(walName.status == 1 && walName.stderr.contains("SQLite's own file"), "\(walName.stderr)")
         let again = try tool.run(["copy", "--to", copy])
         #expect(again.status == 1 && again.stderr.contains("overwrites nothing"), "\(again.stderr)")
         #expect(try tool.run(["copy"]).status == 64, "--to is needed")

@@ -100,6 +100,12 @@ class CatalogueTests(ServedGallery):
         _, _, page = self.server.request("GET", "/")
         self.assertIn(b'rel="icon" href="/app/icon.svg"', page)
 
+    def test_a_shared_link_with_tracking_parameters_opens_the_page(self):
+        for path in ("/?fbclid=1", "/recents?utm_source=x", "/app/app.js?v=2"):
+            status, headers, _ = self.server.request("GET", path)
+            self.assertEqual(status, 200, path)
+            self.assertFalse(headers["content-type"].startswith("application/json"), path)
+
     def test_head_has_no_body(self):
         status, headers, body = self.server.request("HEAD", "/api/regions")
         self.assertEqual((status, body), (200, b""))

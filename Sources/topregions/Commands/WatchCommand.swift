@@ -40,6 +40,12 @@ extension Commands {
         let exitAfter = try invocation.value("exit-after").map { _ in try invocation.integer("exit-after", default: 1, range: 1...1_000_000) }
         let limit = try invocation.integer("limit", default: 50, range: 1...10_000)
         let list = invocation.positional(0) ?? ""
+        if ["regions", "recents", "favorites"].contains(list), invocation.value("region") != nil {
+            throw UsageError("--region goes with watch photos, not watch \(list)", command: invocation.command)
+        }
+        if ["photos", "recents", "favorites"].contains(list), invocation.value("limit") != nil {
+            throw UsageError("--limit goes with watch regions, not watch \(list)", command: invocation.command)
+        }
         let gallery = try invocation.openGallery(.read)
         defer { gallery.close() }
         guard !gallery.isSnapshot else {
