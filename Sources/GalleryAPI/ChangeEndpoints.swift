@@ -37,8 +37,11 @@ extension GalleryAPI {
         default:
             throw APIError.notFound("no change stream at \(request.path)")
         }
+        // Connection: close: a stream that ends (revoked, overflowing, the server stopping)
+        // ends its connection too, so every client sees the end at once.
         var headers: [(name: String, value: String)] = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"),
-                                                        ("X-Accel-Buffering", "no"), ("X-Content-Type-Options", "nosniff")]
+                                                        ("X-Accel-Buffering", "no"), ("X-Content-Type-Options", "nosniff"),
+                                                        ("Connection", "close")]
         headers += corsHeaders(request)
         if endpoint == .recentsChanges || endpoint == .favoritesChanges { headers.append(("Vary", "Authorization")) }
         if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }

@@ -88,6 +88,15 @@ final class ChangeStreams: @unchecked Sendable {
         if unused { hub.close() }
     }
 
+    /// Asks every stream again whether its token still names its user (after a user
+    /// changed), off the caller's thread.
+    func recheckAuthorisation() {
+        timers.async { [weak self] in
+            guard let self else { return }
+            for hub in lock.withLock({ Array(hubs.values) }) { hub.revokeUnauthorised() }
+        }
+    }
+
     private func beat() {
         let open = lock.withLock { Array(hubs.values) }
         for hub in open { hub.heartbeat(Self.heartbeatComment) }

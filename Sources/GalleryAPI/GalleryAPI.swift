@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import HTTPServer
 import TopRegionsKit
 
@@ -14,11 +15,13 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     let cache: ResponseCache
     let streams: ChangeStreams
     let syncRunner: SyncRunner?
-    /// Where blocking work (writes, image fetches) runs, so that no polling thread waits.
     /// Where writes run: one at a time (SQLite has one writer), on a thread of their own.
     /// A write waiting for another process's lock blocks its thread; on the shared pool's
     /// few threads it would hold up reads, images and the server's own shutdown.
     let writes = DispatchQueue(label: "topregions.api.writes")
+    /// Users' changes (a token rotated, a user removed, in any process) end the streams
+    /// their old tokens opened at once.
+    private let userChanges: StoreObservation
 
     /// An API over `gallery`; without `sync`, `POST /api/sync` answers 503.
     public init(gallery: Gallery, configuration: APIConfiguration, sync: SyncRunner? = nil) {
@@ -26,12 +29,15 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         self.configuration = configuration
         self.syncRunner = sync
         cache = ResponseCache(gallery: gallery)
-        streams = ChangeStreams(streamsPerAddress: configuration.streamsPerAddress, heartbeatSeconds: configuration.heartbeatSeconds,
-                                lingerSeconds: configuration.lingerSeconds)
+        let streams = ChangeStreams(streamsPerAddress: configuration.streamsPerAddress, heartbeatSeconds: configuration.heartbeatSeconds,
+                                    lingerSeconds: configuration.lingerSeconds)
+        self.streams = streams
+        userChanges = gallery.observeUserChanges { streams.recheckAuthorisation() }
     }
 
     /// Ends every change stream and stops following the store.
     public func close() {
+        userChanges.cancel()
         streams.close()
         cache.close()
     }

@@ -74,6 +74,12 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
         }
     }
 
+    /// Ends the subscribers no longer authorised (a user changed), now rather than at the
+    /// next event or heartbeat.
+    func revokeUnauthorised() {
+        for subscriber in lock.withLock({ Array(subscribers.values) }) where !subscriber.isAuthorised() { revoke(subscriber) }
+    }
+
     /// Ends a subscriber whose token no longer names its user (rotated, or the user
     /// removed): it hears nothing more of the list.
     private func revoke(_ subscriber: Subscriber) {
@@ -145,5 +151,6 @@ protocol ChangeStreamHub: AnyObject, Sendable {
     func subscribe(_ stream: EventStream, lastEventID: Int64?, isAuthorised: @escaping @Sendable () -> Bool)
     func unsubscribe(_ stream: EventStream)
     func heartbeat(_ bytes: [UInt8])
+    func revokeUnauthorised()
     func close()
 }

@@ -80,4 +80,18 @@ extension Gallery {
     public func observeCommits(_ handler: @escaping @Sendable () -> Void) -> StoreObservation {
         store.observe { _ in handler() }
     }
+
+    /// Calls `handler` after each commit that changed a user (added, removed, a token
+    /// rotated), whoever made it: for what holds a user's token for a while (a change
+    /// stream), to ask again whether it still names its user.
+    public func observeUserChanges(_ handler: @escaping @Sendable () -> Void) -> StoreObservation {
+        store.observe { event in
+            switch event {
+            case .committed(let entry, _):
+                if !entry.changes[UserRecord.table.entity.name].isEmpty { handler() }
+            case .historyGap:
+                handler()  // what was missed may have been a user's change
+            }
+        }
+    }
 }

@@ -541,6 +541,14 @@ class LiveListTests(ServedGallery):
         self.assertTrue(stream.ended.wait(20), "the stream opened with the old token ends")
         self.assertEqual([event["event"] for event in stream.events], ["snapshot"], "it carried nothing after the rotation")
 
+    def test_a_rotated_token_ends_an_idle_stream_at_once(self):
+        token = self.workspace.add_user("idle-ivy")
+        stream = EventStream(self.server, "/api/recents/changes", token=token)
+        self.addCleanup(stream.close)
+        self.assertTrue(stream.wait_for(lambda events: len(events) >= 1))
+        self.workspace.json("users", "token", "idle-ivy", "--rotate")
+        self.assertTrue(stream.ended.wait(5), "ended by the rotation itself, not at the next heartbeat (15 s)")
+
     def test_a_removed_users_streams_and_history_never_reach_a_new_user(self):
         carol = self.workspace.add_user("carol2")
         photos = self._photos()
