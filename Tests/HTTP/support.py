@@ -142,6 +142,9 @@ class EventStream:
         if last_event_id is not None:
             headers["Last-Event-ID"] = str(last_event_id)
         self.connection.request("GET", path, headers=headers)
+        # Kept here: with `Connection: close` http.client hands the socket to the response
+        # and forgets it, and close() must still be able to shut it.
+        self.socket = self.connection.sock
         self.response = self.connection.getresponse()
         self.status = self.response.status
         self.headers = {name.lower(): value for name, value in self.response.getheaders()}
@@ -194,8 +197,7 @@ class EventStream:
         # Shut the socket first: the reader thread holds the response's buffer while it
         # waits for a line, and closing the response would wait for it.
         try:
-            if self.connection.sock is not None:
-                self.connection.sock.shutdown(socket.SHUT_RDWR)
+            self.socket.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
         self.ended.wait(5)
