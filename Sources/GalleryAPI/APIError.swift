@@ -64,6 +64,9 @@ public struct APIError: Error, Sendable, Equatable {
         }
     }
 
+    /// The server is stopping: nothing new is begun.
+    static let shuttingDown = APIError(503, "shutting_down", "the server is shutting down")
+
     /// Another process has held the store locked for longer than the server waits.
     static let storeBusy = APIError(503, "store_unavailable", "the store is busy: another process has held it locked for longer than the server waits; try again",
                                     headers: [Header(name: "Retry-After", value: "5")])
@@ -71,8 +74,7 @@ public struct APIError: Error, Sendable, Equatable {
     /// The store's own failures: another process holding it locked is a 503 that passes;
     /// the rest are 500, told without the SQL.
     private static func from(_ error: StoreError) -> APIError {
-        let code = error.resultCode?.primary
-        if code == .busy || code == .locked { return storeBusy }
+        if error.isBusy { return storeBusy }
         return APIError(500, "internal", "the store failed: \(error.message)")
     }
 }

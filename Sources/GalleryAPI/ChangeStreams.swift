@@ -35,7 +35,7 @@ final class ChangeStreams: @unchecked Sendable {
               makeHub: () throws -> any ChangeStreamHub) throws -> EventStream {
         let stream = EventStream()
         try lock.withLock {
-            guard !closed else { throw APIError(503, "shutting_down", "the server is shutting down") }
+            guard !closed else { throw APIError.shuttingDown }
             guard streamsByAddress[address, default: 0] < streamsPerAddress else {
                 throw APIError(429, "too_many_streams", "at most \(streamsPerAddress) change streams per client address",
                                headers: [APIError.Header(name: "Retry-After", value: "10")])

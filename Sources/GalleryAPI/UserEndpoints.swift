@@ -66,7 +66,7 @@ extension GalleryAPI {
             throw APIError(409, "sync_running", pid.map { "a sync pass is running (pid \($0))" } ?? "a sync pass is running",
                            headers: [APIError.Header(name: "Retry-After", value: "30")])
         case .stopped:
-            throw APIError(503, "shutting_down", "the server is shutting down")
+            throw APIError.shuttingDown
         }
     }
 }

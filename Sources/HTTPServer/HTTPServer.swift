@@ -114,8 +114,7 @@ public final class HTTPServer: @unchecked Sendable {
         let left = Array(waiting.values)
         waiting.removeAll()
         lock.unlock()
-        var shuttingDown = handler.refusal(status: 503, message: "the server is shutting down")
-        shuttingDown.headers.append(("Connection", "close"))
+        let shuttingDown = shuttingDownResponse
         for (state, box) in left where state.deliverIfWaiting(shuttingDown) {
             tr_http_resume(box.connection)
         }
@@ -192,9 +191,7 @@ public final class HTTPServer: @unchecked Sendable {
         if isStopping {
             // A request that arrives on a kept-alive connection while the server drains is
             // not begun: a pass or a fetch started now would only be cut off.
-            var shuttingDown = handler.refusal(status: 503, message: "the server is shutting down")
-            shuttingDown.headers.append(("Connection", "close"))
-            return queue(shuttingDown, on: connection, state: state)
+            return queue(shuttingDownResponse, on: connection, state: state)
         }
         switch handler.reply(to: request) {
         case .now(let response):
@@ -203,6 +200,13 @@ public final class HTTPServer: @unchecked Sendable {
             answerLater(work, on: connection, state: state)
             return .YES
         }
+    }
+
+    /// The answer to a request the stopping server will not begin or finish.
+    private var shuttingDownResponse: HTTPResponse {
+        var response = handler.refusal(status: 503, message: "the server is shutting down")
+        response.headers.append(("Connection", "close"))
+        return response
     }
 
     private var isStopping: Bool {

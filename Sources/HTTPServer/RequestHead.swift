@@ -32,7 +32,7 @@ struct RequestHead {
             return (400, "a header line continues the one before it (obs-fold), which is not accepted")
         }
         if headers.contains(where: { ($0.value ?? "").utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
-            // A folded line (obs-fold), a bare CR or a NUL: RFC 9112 §5.2 asks to refuse them.
+            // A bare CR, a line break or a NUL inside a value: RFC 9112 §5.2 asks to refuse them.
             return (400, "a header's value holds a line break or a NUL (folded headers are not accepted)")
         }
         if let problem = hostAndLengthProblem { return (400, problem) }

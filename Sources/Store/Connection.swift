@@ -146,17 +146,15 @@ final class Connection {
     /// the file cannot be written).
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
-    /// How this connection waits for another's lock (kept here: SQLite holds a pointer).
-    private var busyWait: BusyWait?
+    /// How this connection waits for another's lock (kept here: SQLite holds a pointer),
+    /// to interrupt from another thread.
+    private(set) var busyWait: BusyWait?
 
     func setBusyTimeout(milliseconds: Int32) {
         let wait = BusyWait(milliseconds: milliseconds)
         wait.install(on: handle)
         busyWait = wait
     }
-
-    /// The wait for another connection's lock, to interrupt it from another thread.
-    var busyWaiter: BusyWait? { busyWait }
 
     /// Drops cached statements (after a schema change they would be re-prepared anyway).
     func clearStatementCache() {

@@ -22,7 +22,7 @@ final class ConnectionPool: @unchecked Sendable {
 
     init(writer: Connection, maximumReaders: Int, makeReader: (() throws -> Connection)?) {
         self.writer = writer
-        self.writerWait = writer.busyWaiter
+        self.writerWait = writer.busyWait
         self.maximumReaders = max(1, maximumReaders)
         self.makeReader = makeReader
     }

@@ -49,6 +49,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind
     /// SQLite's extended result code, when SQLite reported the error.
     public var resultCode: ResultCode?
+    /// Another connection (another process) held the lock longer than this one waited: a
+    /// failure that passes, not a broken store.
+    public var isBusy: Bool {
+        let code = resultCode?.primary
+        return code == .busy || code == .locked
+    }
     /// What went wrong, in words; it names no bound value.
     public var message: String
     /// The SQL that failed, without bound values.

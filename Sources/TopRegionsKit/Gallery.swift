@@ -41,11 +41,7 @@ public final class Gallery: Sendable {
     public static func open(path: String, for use: Use, busyTimeout: TimeInterval? = nil) throws -> Gallery {
         // Checked before anything touches the file system: such a "path" would otherwise
         // become a directory named `postgresql:`.
-        if PostgresLocation.isURL(path) {
-            throw GalleryError(.storeUnavailable,
-                               "\(PostgresLocation.redacted(path)) is a PostgreSQL store, which this version of topregions cannot open yet",
-                               hint: "give a SQLite file path (docs/operations.md says where PostgreSQL support stands)")
-        }
+        try refusePostgres(path, cannot: "open", hint: "give a SQLite file path")
         var configuration = StoreConfiguration()
         configuration.access = use == .create ? .readWriteCreate : .readWrite
         if let busyTimeout { configuration.busyTimeout = busyTimeout }
@@ -66,6 +62,15 @@ public final class Gallery: Sendable {
                 throw GalleryError(.storeUnavailable, "the store at \(Self.absolute(path)) cannot be opened: \(error)")
             }
         }
+    }
+
+    /// Refuses a PostgreSQL URL as a store this version cannot `cannot` (open, write),
+    /// naming it without its password.
+    static func refusePostgres(_ location: String, cannot verb: String, hint: String) throws {
+        guard PostgresLocation.isURL(location) else { return }
+        throw GalleryError(.storeUnavailable,
+                           "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet",
+                           hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
     }
 
     /// A path as a person can find it again from anywhere.

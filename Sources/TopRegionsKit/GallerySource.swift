@@ -41,9 +41,7 @@ public struct GallerySource: Sendable {
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else { return "the configured endpoint" }
         if components.password != nil { components.password = "REDACTED" }
         components.queryItems = components.queryItems?.map { item in
-            let folded = item.name.lowercased()
-            let secret = ["key", "token", "secret", "sig", "auth", "passw", "session"].contains { folded.contains($0) }
-            return secret && item.value != nil ? URLQueryItem(name: item.name, value: "REDACTED") : item
+            CredentialNames.looksSecret(item.name) && item.value != nil ? URLQueryItem(name: item.name, value: "REDACTED") : item
         }
         return components.string ?? "the configured endpoint"
     }

@@ -1,4 +1,3 @@
-import PostgreSQL
 import Foundation
 import Store
 
@@ -87,10 +86,7 @@ extension Gallery {
     /// store file at `destination`, consistent while other processes write. Large images
     /// live in the image cache, not the store, and are not copied.
     public func copy(to destination: String) throws {
-        if PostgresLocation.isURL(destination) {
-            throw GalleryError(.storeUnavailable, "\(PostgresLocation.redacted(destination)) is a PostgreSQL store, which this version of topregions cannot write yet",
-                               hint: "copy to a SQLite file path (docs/operations.md says where PostgreSQL support stands)")
-        }
+        try Self.refusePostgres(destination, cannot: "write", hint: "copy to a SQLite file path")
         do {
             try store.copy(to: destination)
         } catch let error as StoreError {

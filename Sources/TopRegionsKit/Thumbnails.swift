@@ -45,7 +45,7 @@ public actor ThumbnailLoader {
                 var thumbnail = ThumbnailRecord(bytes: [UInt8](bytes), fetchedAt: Date(), photoID: photoID)
                 try transaction.upsert(&thumbnail, matching: ["photo_id"])
             }
-        } catch let error as StoreError where error.resultCode?.primary == .busy || error.resultCode?.primary == .locked {
+        } catch let error as StoreError where error.isBusy {
             // Another process kept the store locked: the bytes are given all the same, and
             // kept by the next request that finds the store free.
         }

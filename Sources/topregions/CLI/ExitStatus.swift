@@ -19,23 +19,16 @@ enum ExitStatus {
             case .source(temporary: true): return temporaryFailure
             default: return failure
             }
-        case let error as StoreError where isBusy(error): return temporaryFailure
+        case let error as StoreError where error.isBusy: return temporaryFailure
         default: return failure
         }
-    }
-
-    /// Another process held the store's lock for longer than the store waits: a failure
-    /// that passes, not a broken store.
-    private static func isBusy(_ error: StoreError) -> Bool {
-        let code = error.resultCode?.primary
-        return code == .busy || code == .locked
     }
 
     /// The message an error prints: its description, with the next step when it has one,
     /// begun in lowercase after "topregions: " as every message the tool writes is (the
     /// libraries write sentences; "SQLite", "SampleData" and other names keep their capital).
     static func message(_ error: Error) -> String {
-        if let error = error as? StoreError, isBusy(error) {
+        if let error = error as? StoreError, error.isBusy {
             return "the store is busy: another process has held it locked for longer than this command waits; try again"
         }
         return lowercasingFirstWord((error as? GalleryError)?.description ?? "\(error)")

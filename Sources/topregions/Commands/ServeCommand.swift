@@ -170,21 +170,12 @@ final class StopSignal: @unchecked Sendable {
 }
 
 extension DaemonLog {
-    /// A query parameter whose name suggests a credential (`token`, `apikey`, `api-key`,
-    /// `auth`, `sig`, `session` …): its value is not logged. The API itself takes none, so
-    /// erring on the side of hiding costs nothing.
-    static func looksSecret(_ name: String) -> Bool {
-        let folded = name.lowercased().filter { $0.isLetter }
-        let words = ["token", "key", "secret", "passw", "auth", "sig", "session", "bearer", "credential", "cookie", "jwt"]
-        return words.contains { folded.contains($0) }
-    }
-
     /// One line per request: method, path (query values of secret-looking names hidden,
     /// token-shaped text anywhere hidden: `LogText.hidingSecrets`), status, bytes,
     /// milliseconds, client; every value escaped.
     func request(_ record: HTTPRequestRecord) {
         let query = record.arguments.map { argument in
-            argument.name + (argument.value.map { "=" + (Self.looksSecret(argument.name) ? "REDACTED" : $0) } ?? "")
+            argument.name + (argument.value.map { "=" + (CredentialNames.looksSecret(argument.name) ? "REDACTED" : $0) } ?? "")
         }.joined(separator: "&")
         let target = LogText.hidingSecrets(record.path + (query.isEmpty ? "" : "?" + query))
         self("info", "request", [("method", LogText.hidingSecrets(record.method)), ("path", target),
