@@ -72,7 +72,7 @@ let package = Package(
         // fixture processes, a small photo-like schema, the Flickr test server's driver.
         .target(
             name: "TestSupport",
-            dependencies: ["Store", "SampleDataSupport"],
+            dependencies: ["Store", "SampleDataSupport", "Flickr"],
             path: "Tests/Fixtures/TestSupport"
         ),
         // A child process for the store's crash and multi-process tests: it writes
@@ -98,7 +98,8 @@ let package = Package(
         ),
         .testTarget(
             name: "TopRegionsKitTests",
-            dependencies: ["TopRegionsKit", "Flickr", "ResultsController", "Store", "TestSupport", "CSQLite", "gallery-fixture", "SampleDataSupport"]
+            dependencies: ["TopRegionsKit", "Flickr", "ResultsController", "Store", "TestSupport", "CSQLite", "gallery-fixture", "SampleDataSupport",
+                           "PostgreSQL"]
         ),
         .testTarget(
             name: "CLITests",

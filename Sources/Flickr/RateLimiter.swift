@@ -1,12 +1,32 @@
 import Foundation
 
 /// Remembers when calls were made, so that a restarted process does not spend a fresh
-/// hour's budget. The caller decides where (TopRegions keeps it in its store).
+/// hour's budget, and so that processes sharing a ledger share one budget. The caller
+/// decides where (TopRegions keeps it in its store, or in a PostgreSQL database that
+/// several hosts share).
 public protocol CallLedger: Sendable {
     /// The times of the calls made at or after `date`, oldest first.
     func calls(since date: Date) async -> [Date]
     /// Remembers one call.
     func record(_ date: Date) async
+    /// Counts one call now if fewer than `limit` calls were counted in the `window` seconds
+    /// before now, and returns nil; otherwise counts nothing and returns the seconds until
+    /// the oldest of them leaves the window. A ledger that several processes share must do
+    /// this atomically, so that together they never count more than `limit`.
+    func reserve(limit: Int, window: TimeInterval) async throws -> TimeInterval?
+}
+
+extension CallLedger {
+    /// `reserve` from `calls` and `record`: right for a ledger only one limiter uses.
+    public func reserve(limit: Int, window: TimeInterval) async throws -> TimeInterval? {
+        let now = Date()
+        let counted = await calls(since: now.addingTimeInterval(-window)).filter { $0 > now.addingTimeInterval(-window) }
+        if counted.count >= limit, let oldest = counted.min() {
+            return max(0.001, oldest.addingTimeInterval(window).timeIntervalSince(now))
+        }
+        await record(now)
+        return nil
+    }
 }
 
 /// A ledger that lives as long as the process.
@@ -25,12 +45,28 @@ public actor InMemoryCallLedger: CallLedger {
         // Old entries are of no use to any window; keep the list small.
         if dates.count > 100_000 { dates.removeFirst(dates.count - 100_000) }
     }
+
+    /// `CallLedger.reserve`, atomic: the actor runs one reservation at a time.
+    public func reserve(limit: Int, window: TimeInterval) -> TimeInterval? {
+        let now = Date()
+        let start = now.addingTimeInterval(-window)
+        let counted = dates.filter { $0 > start }
+        if counted.count >= limit, let oldest = counted.min() {
+            return max(0.001, oldest.addingTimeInterval(window).timeIntervalSince(now))
+        }
+        record(now)
+        return nil
+    }
 }
 
 /// Keeps calls within the API key's budget: at most `limit` in any rolling `window`
 /// (Flickr: 3,600 an hour), and no more than `burst` at once, then spread evenly
 /// (a token bucket refilled at `limit / window` per second). Every call counts, retries
 /// included.
+///
+/// The window's count is the ledger's (`CallLedger.reserve`): limiters in several
+/// processes that share a ledger stay within `limit` together. The burst is each
+/// limiter's own.
 public actor RateLimiter {
     /// Calls allowed in any rolling `window`.
     public let limit: Int
@@ -39,10 +75,9 @@ public actor RateLimiter {
     /// Calls allowed at once before the rest are spread evenly.
     public let burst: Int
     private let ledger: CallLedger
-    private var recent: [Date] = []
     private var tokens: Double = 0
     private var lastRefill = Date()
-    private var loaded = false
+    private var loading: Task<Void, Never>?
     private let onWait: (@Sendable (TimeInterval, Int) -> Void)?
 
     /// A limit so high no caller reaches it: calls are counted (in the ledger), never held.
@@ -60,55 +95,65 @@ public actor RateLimiter {
     }
 
     private var refillPerSecond: Double { Double(limit) / window }
+    private var isUnlimited: Bool { limit >= Self.unlimited }
 
-    /// Waits until a call is allowed, then counts it.
+    /// Waits until a call is allowed, then counts it. Throws what the ledger throws when it
+    /// cannot be asked (a call is not made uncounted).
     public func acquire() async throws {
-        try await loadIfNeeded()
+        await loadIfNeeded()
         while true {
-            let now = Date()
-            forget(before: now.addingTimeInterval(-window))
-            refill(now)
-            if recent.count < limit && tokens >= 1 {
+            refill(Date())
+            let wait: TimeInterval
+            if tokens >= 1 {
+                // Taken before the ledger is asked: another acquire may run while it answers.
                 tokens -= 1
-                recent.append(now)
-                await ledger.record(now)
-                return
+                if isUnlimited {
+                    await ledger.record(Date())
+                    return
+                }
+                let windowWait: TimeInterval?
+                do {
+                    windowWait = try await ledger.reserve(limit: limit, window: window)
+                } catch {
+                    tokens += 1
+                    throw error
+                }
+                guard let windowWait else { return }
+                tokens += 1
+                wait = windowWait
+            } else {
+                wait = (1 - tokens) / refillPerSecond
             }
-            var wait: TimeInterval = 0
-            if recent.count >= limit, let oldest = recent.first { wait = oldest.addingTimeInterval(window).timeIntervalSince(now) }
-            if tokens < 1 { wait = max(wait, (1 - tokens) / refillPerSecond) }
             onWait?(wait, limit)
             try await Task.sleep(nanoseconds: UInt64(max(wait, 0.001) * 1_000_000_000))
         }
     }
 
-    /// Calls counted in the current window.
+    /// Calls counted in the current window (by every limiter sharing the ledger).
     public func callsInWindow() async throws -> Int {
-        try await loadIfNeeded()
-        forget(before: Date().addingTimeInterval(-window))
-        return recent.count
+        let start = Date().addingTimeInterval(-window)
+        return await ledger.calls(since: start).filter { $0 > start }.count
     }
 
-    private func loadIfNeeded() async throws {
-        guard !loaded else { return }
-        loaded = true
+    /// Reads the ledger once, before the first call; calls that arrive meanwhile wait for
+    /// the same reading (not for an empty bucket's refill).
+    private func loadIfNeeded() async {
+        guard !isUnlimited else { return }
+        let load = loading ?? Task { await self.loadBudget() }
+        loading = load
+        await load.value
+    }
+
+    private func loadBudget() async {
         let now = Date()
-        recent = await ledger.calls(since: now.addingTimeInterval(-window)).sorted()
+        let counted = await ledger.calls(since: now.addingTimeInterval(-window)).count
         // A restarted process keeps what is left of the window's budget, up to a burst.
-        tokens = Double(max(0, min(burst, limit - recent.count)))
-        if limit >= Self.unlimited { recent = [] }
+        tokens = Double(max(0, min(burst, limit - counted)))
         lastRefill = now
     }
 
-    private func forget(before cutoff: Date) {
-        if let firstKept = recent.firstIndex(where: { $0 >= cutoff }) {
-            recent.removeFirst(firstKept)
-        } else {
-            recent.removeAll()
-        }
-    }
-
     private func refill(_ now: Date) {
+        guard !isUnlimited else { return }
         tokens = min(Double(burst), tokens + now.timeIntervalSince(lastRefill) * refillPerSecond)
         lastRefill = now
     }

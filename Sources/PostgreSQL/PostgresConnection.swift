@@ -166,9 +166,11 @@ public final class PostgresConnection {
         return PostgresError(.connectionLost, "lost the connection to \(redactedLocation): \(reason)", sql: sql)
     }
 
+    /// libpq's message on one line: it breaks its hints onto indented lines of their own.
     static func trimmedMessage(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "no reason given" }
-        let text = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(cString: message).split(whereSeparator: { $0 == "\n" || $0 == "\t" || $0 == "\r" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
         return text.isEmpty ? "no reason given" : text
     }
 }

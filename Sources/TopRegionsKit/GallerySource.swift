@@ -1,5 +1,6 @@
 import Flickr
 import Foundation
+import PostgreSQL
 
 /// The response format a source is read in (JSON or XML).
 public typealias SourceFormat = Flickr.ResponseFormat
@@ -26,6 +27,10 @@ public struct GallerySource: Sendable {
     public var imageBase: URL?
     /// Calls an hour at most; nil for no limit (calls are still counted).
     public var rateLimit: Int?
+    /// A PostgreSQL database that counts this source's calls for every process given it
+    /// (`--rate-ledger`), so that they share the key's budget; nil to count them in the
+    /// gallery's store.
+    public var rateLedger: String?
 
     /// A name for messages and logs (the endpoint without its query, or the SampleData path).
     /// The source as logs and progress lines name it: an endpoint's password and the
@@ -88,6 +93,27 @@ public struct GallerySource: Sendable {
             let limiter = RateLimiter(limit: rateLimit ?? RateLimiter.unlimited, window: 3600, burst: min(60, rateLimit ?? 60),
                                       ledger: ledger, onWait: onRateLimitWait)
             return FlickrClient(configuration: configuration, rateLimiter: limiter)
+        }
+    }
+
+    /// Counts this source's calls in the PostgreSQL database at `location` (a
+    /// `postgresql://` or `postgres://` URL), shared with every process given it.
+    public mutating func countCalls(in location: String) throws {
+        guard PostgresLocation.isURL(location) else {
+            throw GalleryError(.invalidArgument, "the rate ledger must be a postgresql:// or postgres:// URL, not \(PostgresLocation.redacted(location))")
+        }
+        rateLedger = location
+    }
+
+    /// The ledger this source's calls are counted in: the shared database's when there is
+    /// one (a server source only; SampleData has no budget), else `local`.
+    func ledger(orElse local: CallLedger) throws -> CallLedger {
+        guard let rateLedger, case .server(let endpoint) = origin else { return local }
+        do {
+            return try PostgresCallLedger(location: rateLedger, budgetOf: apiKey ?? endpoint.absoluteString)
+        } catch {
+            throw GalleryError(.source(temporary: true), "cannot use the rate ledger: \(error)",
+                               hint: "check --rate-ledger (or TOPREGIONS_RATE_LEDGER) and that the database accepts connections")
         }
     }
 

@@ -241,7 +241,7 @@ extension Gallery {
     /// remembered for the commands that come later (images, status).
     public func sync(from source: GallerySource, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
         let progress = options.progress
-        let client = try source.client(ledger: callLedger) { seconds, limit in
+        let client = try source.client(ledger: source.ledger(orElse: callLedger)) { seconds, limit in
             progress?(.waitingForRateLimit(seconds: seconds, limit: limit))
         }
         try await setSettings([.imageBase: source.recordedImageBase, .rateLimit: source.rateLimit.map(String.init) ?? "none"])

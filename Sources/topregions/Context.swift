@@ -48,7 +48,7 @@ extension Invocation {
     }
 
     /// The sync source from `--endpoint`, `--api-key-file`, `--api-key`, `--format`,
-    /// `--image-base`, `--rate-limit` (or their environment variables).
+    /// `--image-base`, `--rate-limit`, `--rate-ledger` (or their environment variables).
     func source() throws -> GallerySource {
         let keyFile = value("api-key-file")
         let apiKey = try value("api-key") ?? keyFile.map(Self.readAPIKey)
@@ -62,8 +62,10 @@ extension Invocation {
             rateLimit = limit
         }
         do {
-            return try GallerySource.resolve(endpoint: value("endpoint"), apiKey: apiKey, format: format == "xml" ? .xml : .json,
-                                             imageBase: value("image-base"), rateLimit: rateLimit, environment: environment)
+            var source = try GallerySource.resolve(endpoint: value("endpoint"), apiKey: apiKey, format: format == "xml" ? .xml : .json,
+                                                   imageBase: value("image-base"), rateLimit: rateLimit, environment: environment)
+            if let ledger = value("rate-ledger") { try source.countCalls(in: ledger) }
+            return source
         } catch let error as GalleryError where error.kind == .invalidArgument {
             throw UsageError(error.message, command: command)
         }
@@ -141,5 +143,7 @@ enum SourceOptions {
         .value("pages", "N", "pages of recent photos to read at most, 1 to 40", default: "8"),
         .value("per-page", "N", "photos per page, at most 500", default: "500"),
         .value("rate-limit", "N", "API calls an hour, or none", default: "3600"),
+        .value("rate-ledger", "URL", "a PostgreSQL database in which every process given it counts its calls: hosts sharing a key share its budget",
+               environment: "TOPREGIONS_RATE_LEDGER"),
     ]
 }

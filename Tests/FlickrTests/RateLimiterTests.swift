@@ -1,5 +1,6 @@
 import Flickr
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("The rate limiter")
@@ -65,5 +66,14 @@ struct RateLimiterTests {
         times.append(Date())
         #expect(busiestWindow(times, window: 0.55) <= 3)
         #expect(await ledger.calls(since: .distantPast).count == 4)
+    }
+
+    @Test("Limiters sharing a ledger (processes sharing a key) stay within the limit together")
+    func sharedLedgerSharesTheBudget() async throws {
+        let ledger = InMemoryCallLedger()
+        let limiters = (0..<3).map { _ in RateLimiter(limit: 5, window: 3600, burst: 5, ledger: ledger) }
+        let granted = try await grantedWithin(seconds: 0.5, limiters: limiters, attemptsEach: 4)
+        #expect(granted == 5, "three limiters with a burst of 5 each, one budget of 5 an hour")
+        #expect(await ledger.calls(since: .distantPast).count == 5)
     }
 }

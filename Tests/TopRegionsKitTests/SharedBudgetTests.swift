@@ -1,0 +1,89 @@
+import Flickr
+import Foundation
+import PostgreSQL
+import TestSupport
+import Testing
+@testable import TopRegionsKit
+
+@Suite("One API budget shared by the processes that count in one ledger")
+struct SharedBudgetTests {
+    @Test("Galleries open on one store file (as separate processes have it) share its budget")
+    func storeLedgerIsShared() async throws {
+        let directory = try TemporaryDirectory("budget")
+        let path = directory.url.appendingPathComponent("gallery.sqlite").path
+        let galleries = try (0..<3).map { index in try Gallery.open(path: path, for: index == 0 ? .create : .write) }
+        let limiters = galleries.map { RateLimiter(limit: 5, window: 3600, burst: 5, ledger: $0.callLedger) }
+        #expect(try await grantedWithin(seconds: 1, limiters: limiters, attemptsEach: 4) == 5)
+        // A limiter started later (a restarted daemon) finds the budget spent.
+        let later = RateLimiter(limit: 5, window: 3600, burst: 5, ledger: try Gallery.open(path: path, for: .write).callLedger)
+        #expect(try await later.callsInWindow() == 5)
+        #expect(try await grantedWithin(seconds: 0.3, limiters: [later], attemptsEach: 1) == 0)
+    }
+
+    @Test("A ledger refuses a call while the window is full and says when the oldest call leaves it")
+    func storeLedgerSaysHowLongToWait() async throws {
+        let directory = try TemporaryDirectory("budget")
+        let gallery = try Gallery.open(path: directory.url.appendingPathComponent("g.sqlite").path, for: .create)
+        let started = Date()
+        #expect(try await gallery.callLedger.reserve(limit: 2, window: 60) == nil)
+        #expect(try await gallery.callLedger.reserve(limit: 2, window: 60) == nil)
+        let wait = try #require(try await gallery.callLedger.reserve(limit: 2, window: 60))
+        // The oldest call was made after `started`: it leaves the window at most 60 s from
+        // now, and at least 60 s minus the time the three reservations took.
+        #expect(wait <= 60 && wait >= 60 - Date().timeIntervalSince(started) - 0.1, "\(wait)")
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(try await gallery.callLedger.reserve(limit: 1, window: 0.05) == nil, "a shorter window holds no call yet")
+    }
+}
+
+@Suite("The API budget in PostgreSQL (--rate-ledger)",
+       .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
+struct PostgresBudgetTests {
+    @Test("Ledgers on separate connections (as on separate hosts) give one key exactly its limit; another key has its own")
+    func oneBudgetPerKey() async throws {
+        let url = try PostgresTestServer.shared().makeDatabase("budget")
+        let ledgers = try (0..<4).map { _ in try PostgresCallLedger(location: url, budgetOf: "key-one") }
+        defer { ledgers.forEach { $0.close() } }
+        let limiters = ledgers.map { RateLimiter(limit: 6, window: 3600, burst: 6, ledger: $0) }
+        #expect(try await grantedWithin(seconds: 2, limiters: limiters, attemptsEach: 4) == 6)
+        #expect(await ledgers[0].calls(since: .distantPast).count == 6)
+
+        let other = try PostgresCallLedger(location: url, budgetOf: "key-two")
+        defer { other.close() }
+        #expect(try await other.reserve(limit: 6, window: 3600) == nil, "another key's budget is untouched")
+        let wait = try #require(try await ledgers[1].reserve(limit: 6, window: 3600))
+        #expect(wait > 3000 && wait <= 3600, "the oldest call leaves the hour's window about an hour from now: \(wait)")
+
+        let observer = try PostgresConnection(url)
+        let budgets = try observer.query("SELECT DISTINCT budget FROM topregions_api_call")
+        let names = try budgets.rows.indices.compactMap { try budgets.text($0, "budget") }
+        #expect(names.count == 2)
+        #expect(names.allSatisfy { !$0.contains("key") && $0.count == 64 }, "keys are kept only as digests")
+    }
+
+    @Test("A ledger whose connection was cut reconnects for the next reservation")
+    func reconnectsAfterACut() async throws {
+        let url = try PostgresTestServer.shared().makeDatabase("budget")
+        let ledger = try PostgresCallLedger(location: url + "?application_name=ledger_under_test", budgetOf: "k")
+        defer { ledger.close() }
+        #expect(try await ledger.reserve(limit: 10, window: 3600) == nil)
+        let observer = try PostgresConnection(url)
+        let cut = try observer.query("""
+            SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity
+            WHERE application_name = 'ledger_under_test' AND datname = current_database()
+            """)
+        #expect(try cut.integer(0, "n") == 1)
+        #expect(try await ledger.reserve(limit: 10, window: 3600) == nil)
+        #expect(await ledger.calls(since: .distantPast).count == 2)
+    }
+
+    @Test("A database that cannot be reached is told at once, its password hidden")
+    func unreachable() throws {
+        var source = try GallerySource.resolve(endpoint: "http://127.0.0.1:9/rest", apiKey: "k", imageBase: nil, environment: [:])
+        try source.countCalls(in: "postgresql://ann:hunter2@127.0.0.1:1/gallery?connect_timeout=2")
+        let error = try #require(throws: GalleryError.self) { try source.ledger(orElse: InMemoryCallLedger()) }
+        #expect("\(error)".contains("rate ledger") && "\(error)".contains("ann:***@"))
+        #expect(!"\(error)".contains("hunter2"))
+        #expect(throws: GalleryError.self) { try source.countCalls(in: "/tmp/ledger.sqlite") }
+    }
+}
