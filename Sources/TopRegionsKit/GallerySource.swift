@@ -111,8 +111,8 @@ public struct GallerySource: Sendable {
         guard let rateLedger, case .server(let endpoint) = origin else { return local }
         do {
             return try PostgresCallLedger(location: rateLedger, budgetOf: apiKey ?? endpoint.absoluteString)
-        } catch {
-            throw GalleryError(.source(temporary: true), "cannot use the rate ledger: \(error)",
+        } catch let error as RateLedgerError {
+            throw GalleryError(.source(temporary: error.isTemporary), "\(error)",
                                hint: "check --rate-ledger (or TOPREGIONS_RATE_LEDGER) and that the database accepts connections")
         }
     }

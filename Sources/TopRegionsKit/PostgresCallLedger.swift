@@ -2,13 +2,33 @@ import Flickr
 import Foundation
 import PostgreSQL
 
+/// The rate ledger's database failed: a call was not counted, so it is not made.
+public struct RateLedgerError: Error, Sendable, CustomStringConvertible {
+    /// The database's location with any password hidden.
+    public var location: String
+    /// What PostgreSQL (or libpq) said.
+    public var underlying: PostgresError
+
+    /// Trying again later may help: the database could not be reached or went away.
+    public var isTemporary: Bool {
+        [.cannotConnect, .connectionLost, .poolExhausted].contains(underlying.kind) || underlying.isRetryableTransactionFailure
+    }
+
+    /// The failure in words, with the server's SQLSTATE (not the SQL: it is ours, not news).
+    public var description: String {
+        // A connection's message names the location already.
+        if underlying.kind == .cannotConnect { return "the rate ledger: \(underlying.message)" }
+        return "the rate ledger at \(location) failed: \(underlying.message)" + (underlying.sqlState.map { " (SQLSTATE \($0))" } ?? "")
+    }
+}
+
 /// The Flickr API budget kept in a PostgreSQL database, so that processes on many hosts
 /// sharing one API key stay within its calls an hour together (`--rate-ledger`).
 ///
 /// Each key has its own budget, named by a digest of the key (the key itself is never
 /// stored). A reservation counts the key's calls in the window and adds one in a single
-/// transaction holding a transaction-level advisory lock on that budget, so two hosts never
-/// both take the last call; times are the database server's, so hosts whose clocks
+/// statement (a function of the ledger's) holding a transaction-level advisory lock on that
+/// budget, so two hosts never both take the last call; times are the database server's, so hosts whose clocks
 /// disagree still share one window.
 public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
     /// The database's location with any password hidden, for messages.
@@ -21,16 +41,18 @@ public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
     private let queue = DispatchQueue(label: "topregions.rate-ledger")
     private var tableIsReady = false
 
-    /// Calls older than this are deleted (no window is longer).
-    static let kept: TimeInterval = 86_400
     /// How many times a reservation that lost its connection is tried again.
     static let reconnectAttempts = 2
 
     /// A ledger in the database at `location` for `key`'s budget; connects now, so that a
     /// database that cannot be reached is told at once. The table is created on first use.
     public init(location: String, budgetOf key: String) throws {
-        pool = try PostgresPool(location, size: 1)
-        redactedLocation = pool.redactedLocation
+        redactedLocation = PostgresLocation.redacted(location)
+        do {
+            pool = try PostgresPool(location, size: 1)
+        } catch let error as PostgresError {
+            throw RateLedgerError(location: redactedLocation, underlying: error)
+        }
         budget = try APIToken.hash("flickr-key:" + key)
     }
 
@@ -46,52 +68,65 @@ public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
     }
 
     public func record(_ date: Date) async {
-        _ = try? await run { connection in
-            try connection.transaction(.readCommitted) { connection in
-                    try self.insert(connection)
-            }
-        }
+        _ = try? await reserve(limit: nil, window: 0)
     }
 
     public func reserve(limit: Int, window: TimeInterval) async throws -> TimeInterval? {
+        try await reserve(limit: Optional(limit), window: window)
+    }
+
+    /// One statement, so one round trip: the function takes the budget's lock, counts and
+    /// inserts, and the statement's transaction ends (releasing the lock) as it returns.
+    private func reserve(limit: Int?, window: TimeInterval) async throws -> TimeInterval? {
         try await run { connection in
-            try connection.transaction(.readCommitted) { connection in
-                    try connection.query("SELECT pg_advisory_xact_lock(hashtext('topregions.api_call:' || $1))", [.text(self.budget)])
-                // clock_timestamp, not now(): the time after the lock was granted.
-                let counted = try connection.query("""
-                    SELECT count(*) AS calls,
-                           extract(epoch FROM min(at) + make_interval(secs => $2) - clock_timestamp())::text AS wait
-                    FROM topregions_api_call WHERE budget = $1 AND at > clock_timestamp() - make_interval(secs => $2)
-                    """, [.text(self.budget), .real(window)])
-                if let calls = try counted.integer(0, "calls"), calls >= limit {
-                    let wait = try counted.text(0, "wait").flatMap(Double.init) ?? window
-                    return max(0.001, min(wait, window))
-                }
-                try self.insert(connection)
-                return nil
-            }
+            let result = try connection.query("SELECT topregions_reserve_call($1, $2, $3)::text AS wait",
+                                              [.text(self.budget), limit.map { .integer(Int64($0)) } ?? .null, .real(window)])
+            guard let text = try result.text(0, "wait") else { return nil }
+            return max(0.001, min(Double(text) ?? window, window))
         }
     }
 
     /// Closes the ledger's connection.
     public func close() { pool.close() }
 
-    private func insert(_ connection: PostgresConnection) throws {
-        try connection.query("INSERT INTO topregions_api_call (budget, at) VALUES ($1, clock_timestamp())", [.text(budget)])
-        try connection.query("DELETE FROM topregions_api_call WHERE budget = $1 AND at < clock_timestamp() - make_interval(secs => $2)",
-                             [.text(budget), .real(Self.kept)])
-    }
+    /// The ledger's table, and the function that counts a call: the calls of `budget` in
+    /// the `window` seconds before now (the server's clock, read once the budget's lock is
+    /// held), and one more unless there are `calls_allowed` already (NULL: no limit). It
+    /// returns NULL when it counted the call, else the seconds until the oldest call in the
+    /// window leaves it. Calls older than a day are deleted as new ones come.
+    static let schema = """
+        SELECT pg_advisory_xact_lock(hashtext('topregions.api_call'));
+        CREATE TABLE IF NOT EXISTS topregions_api_call (budget text NOT NULL, at timestamptz NOT NULL);
+        CREATE INDEX IF NOT EXISTS topregions_api_call_budget_at ON topregions_api_call (budget, at);
+        CREATE OR REPLACE FUNCTION topregions_reserve_call(budget_name text, calls_allowed bigint, window_seconds double precision)
+        RETURNS double precision LANGUAGE plpgsql AS $function$
+        DECLARE
+            calls bigint;
+            oldest timestamptz;
+            moment timestamptz;
+        BEGIN
+            PERFORM pg_advisory_xact_lock(hashtext('topregions.api_call:' || budget_name));
+            moment := clock_timestamp();
+            IF calls_allowed IS NOT NULL THEN
+                SELECT count(*), min(at) INTO calls, oldest FROM topregions_api_call
+                WHERE budget = budget_name AND at > moment - make_interval(secs => window_seconds);
+                IF calls >= calls_allowed THEN
+                    RETURN extract(epoch FROM oldest + make_interval(secs => window_seconds) - moment);
+                END IF;
+            END IF;
+            INSERT INTO topregions_api_call (budget, at) VALUES (budget_name, moment);
+            DELETE FROM topregions_api_call WHERE budget = budget_name AND at < moment - interval '1 day';
+            RETURN NULL;
+        END
+        $function$
+        """
 
     /// Creates the table once per ledger; concurrent creators are serialised by a lock, as
     /// `CREATE TABLE IF NOT EXISTS` alone may fail when two run at once.
     private func prepareTable(_ connection: PostgresConnection) throws {
         guard !tableIsReady else { return }
         _ = try connection.transaction(.readCommitted) { connection in
-            try connection.execute("""
-                SELECT pg_advisory_xact_lock(hashtext('topregions.api_call'));
-                CREATE TABLE IF NOT EXISTS topregions_api_call (budget text NOT NULL, at timestamptz NOT NULL);
-                CREATE INDEX IF NOT EXISTS topregions_api_call_budget_at ON topregions_api_call (budget, at)
-                """)
+            try connection.execute(Self.schema)
         }
         tableIsReady = true
     }
@@ -102,7 +137,13 @@ public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
     private func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try self.withRetries(body) })
+                continuation.resume(with: Result {
+                    do {
+                        return try self.withRetries(body)
+                    } catch let error as PostgresError {
+                        throw RateLedgerError(location: self.redactedLocation, underlying: error)
+                    }
+                })
             }
         }
     }

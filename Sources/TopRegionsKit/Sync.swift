@@ -263,6 +263,10 @@ extension Gallery {
                                    hint: error.isTransient ? "try again later (a daemon tries again at its next pass)" : nil)
             }
         }
+        if let error = error as? RateLedgerError {
+            return SyncFailure(isTemporary: error.isTemporary, message: "\(error)", source: "the rate ledger",
+                               hint: error.isTemporary ? "try again later (a daemon tries again at its next pass)" : nil)
+        }
         if let error = error as? StoreError {
             return SyncFailure(isTemporary: error.resultCode?.primary == .busy, message: "\(error)", source: error.sql == nil ? nil : "the store",
                                hint: error.resultCode?.primary == .full ? "free some disk space" : nil)

@@ -61,6 +61,23 @@ struct PostgresBudgetTests {
         #expect(names.allSatisfy { !$0.contains("key") && $0.count == 64 }, "keys are kept only as digests")
     }
 
+    @Test("Reservations of one budget take turns: one waits while another session holds the budget's lock")
+    func reservationsTakeTurns() async throws {
+        let url = try PostgresTestServer.shared().makeDatabase("budget")
+        let ledger = try PostgresCallLedger(location: url, budgetOf: "k")
+        defer { ledger.close() }
+        #expect(try await ledger.reserve(limit: 10, window: 3600) == nil)  // creates the table and function
+        let holder = try PostgresConnection(url)
+        try holder.query("SELECT pg_advisory_lock(hashtext('topregions.api_call:' || $1))", [.text(ledger.budget)])
+        let reservation = Task { try await ledger.reserve(limit: 10, window: 3600) }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        let counted = try PostgresConnection(url).query("SELECT count(*) AS n FROM topregions_api_call").integer(0, "n")
+        #expect(counted == 1, "the second reservation waits for the lock")
+        try holder.query("SELECT pg_advisory_unlock(hashtext('topregions.api_call:' || $1))", [.text(ledger.budget)])
+        #expect(try await reservation.value == nil)
+        #expect(await ledger.calls(since: .distantPast).count == 2)
+    }
+
     @Test("A ledger whose connection was cut reconnects for the next reservation")
     func reconnectsAfterACut() async throws {
         let url = try PostgresTestServer.shared().makeDatabase("budget")
@@ -75,6 +92,20 @@ struct PostgresBudgetTests {
         #expect(try cut.integer(0, "n") == 1)
         #expect(try await ledger.reserve(limit: 10, window: 3600) == nil)
         #expect(await ledger.calls(since: .distantPast).count == 2)
+    }
+
+    @Test("A role that may not create the ledger's table fails the call, as a failure that will not pass by itself")
+    func roleWithoutRights() async throws {
+        let url = try PostgresTestServer.shared().makeDatabase("budget")
+        let role = "ledger_reader_\(UInt32.random(in: 0...UInt32.max))"
+        let owner = try PostgresConnection(url)
+        try owner.execute("CREATE ROLE \(role) LOGIN; REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        let ledger = try PostgresCallLedger(location: url.replacingOccurrences(of: "postgres@", with: "\(role)@"), budgetOf: "k")
+        defer { ledger.close() }
+        let error = try await #require(throws: RateLedgerError.self) { try await ledger.reserve(limit: 5, window: 3600) }
+        #expect(!error.isTemporary)
+        #expect(error.underlying.sqlState == "42501", "insufficient privilege: \(error)")
+        #expect("\(error)".contains("rate ledger") && !"\(error)".contains("CREATE TABLE"), "the server's words, not our SQL")
     }
 
     @Test("A database that cannot be reached is told at once, its password hidden")
