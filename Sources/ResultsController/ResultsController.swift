@@ -386,7 +386,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
                 try reload()
                 lastToken = max(lastToken, token)
                 // What changed is unknown: every row that stayed may have changed.
-                report(diff(from: before, contentChanged: nil), token: token, oldSections: before.sections)
+                report(diff(from: before, contentChanged: nil), token: lastToken, oldSections: before.sections)
             case .committed(let entry, _):
                 // The store hands every commit once, in order: an older token is one this
                 // controller's own fetch already included.
@@ -414,12 +414,30 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         if request.fetchLimit != nil || request.fetchOffset > 0 {
             // The window's edge moves: refetch the window (it is bounded) and diff it.
             let before = capture()
-            try reload()
-            batch = diff(from: before, contentChanged: affected.contentChanged)
+            let seen = try reload()
+            // The refetch may have seen later commits too; they count as processed now (the
+            // store hands them over next and they are skipped), so this batch carries their
+            // redrawn rows as well, and their token.
+            let later = laterContentChanges(after: entry.token, through: seen)
+            batch = diff(from: before, contentChanged: later.map { $0.union(affected.contentChanged) })
         } else {
             batch = try incremental(affected)
         }
-        if entry.author != userDrivenAuthor { report(batch, token: entry.token, oldSections: oldSections) }
+        if entry.author != userDrivenAuthor { report(batch, token: lastToken, oldSections: oldSections) }
+    }
+
+    /// The rows whose shown content the commits after `token`, through `seen`, changed; nil
+    /// (any row may have) when the history no longer has them all.
+    private func laterContentChanges(after token: Int64, through seen: Int64) -> Set<Int64>? {
+        guard seen > token else { return [] }
+        guard let later = try? store.history(since: token) else { return nil }
+        var changed = Set<Int64>()
+        for entry in later where entry.token <= seen {
+            let shown = ShownKeys(undisplayed: undisplayedKeys, displayed: displayedKeys)
+            guard let affected = try? plan.affectedIDs(by: entry.changes, shown: shown, store: store) else { return nil }
+            changed.formUnion(affected.contentChanged)
+        }
+        return changed
     }
 
     /// Applies the new state of the k affected objects to the ordered entries.
@@ -552,7 +570,9 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         return reset
     }
 
-    private func reload() throws {
+    /// Refetches the whole result; returns the history token it was read at.
+    @discardableResult
+    private func reload() throws -> Int64 {
         let plan = self.plan
         let (ids, keys, token) = try store.read { context -> ([Int64], [SQLValue], Int64) in
             let token = try context.currentToken()
@@ -566,6 +586,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         }
         load(ids: ids, keys: keys)
         lastToken = max(lastToken, token)
+        return token
     }
 
     private func load(ids: [Int64], keys: [SQLValue]) {

@@ -24,7 +24,7 @@ extension Gallery {
 
     /// Removes the photo from `user`'s Favorites; `notAFavorite` when it is not there.
     public func removeFavorite(flickrID: String, for user: GalleryUser) throws {
-        try removeFavorite(photoID: try photoRowID(flickrID: flickrID), for: user)
+        try removeFavorite(photoID: try photoRowID(flickrID: flickrID, evenWithoutRegion: true), for: user)
     }
 
     /// Moves `user`'s favorite at position `from` to position `to`, counting from 1.

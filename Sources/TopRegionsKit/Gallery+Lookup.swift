@@ -3,12 +3,21 @@ import Store
 
 // Finding what a person names: photos by Flickr id, regions by name or place id.
 extension Gallery {
-    /// The row id of the photo with this Flickr id; `notFound` when there is none.
-    func photoRowID(flickrID: String) throws -> Int64 {
-        guard let id = try store.read({ try $0.fetch(PhotoRecord.self, where: Key("flickrID") == flickrID).first?.id }) else {
+    /// The row id of the photo with this Flickr id; `notFound` when there is none, or when
+    /// its region is not known (such a photo counts as not downloaded yet) unless
+    /// `evenWithoutRegion` (to take out of Favorites a photo that has lost its region).
+    func photoRowID(flickrID: String, evenWithoutRegion: Bool = false) throws -> Int64 {
+        let predicate = evenWithoutRegion ? Key("flickrID") == flickrID : Self.shownPhoto(flickrID: flickrID)
+        guard let id = try store.read({ try $0.fetch(PhotoRecord.self, where: predicate).first?.id }) else {
             throw GalleryError(.notFound, "no photo has id \(flickrID)")
         }
         return id
+    }
+
+    /// The photo with this Flickr id, if its region is known: a photo whose place is not
+    /// resolved, or has no region, appears in no query (product rule).
+    static func shownPhoto(flickrID: String) -> FetchPredicate {
+        Key("flickrID") == flickrID && Key("region").isNotNull
     }
 
     /// The one region `query` names: its place id, its name (exactly, or the part before a

@@ -52,7 +52,7 @@ extension Gallery {
     /// a first sync that died during its bulk load are one, unless a sync is running (it
     /// builds them).
     public func check() throws -> [String] {
-        var problems = try store.read { try RegionCounts.check(in: $0) }
+        var problems = try store.read { try RegionCounts.check(in: $0) + (try Self.photosAwayFromTheirPlaces(in: $0)) }
         let integrity = try store.integrityCheck()
         if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
         problems += try store.foreignKeyViolations().map { "foreign key: \(try describe($0))" }
@@ -65,6 +65,23 @@ extension Gallery {
                             + unbuilt.joined(separator: ", "))
         }
         return problems
+    }
+
+    /// Photos whose region is not their place's: a resolved place's region, none for any
+    /// other place or no place.
+    static func photosAwayFromTheirPlaces(in context: ReadContext) throws -> [String] {
+        let rows = try context.rows("""
+            SELECT p.flickrID FROM Photo p LEFT JOIN Place pl ON pl.id = p.place_id
+            WHERE p.region_id IS NOT (CASE WHEN pl.status = 'resolved' THEN pl.region_id END)
+            ORDER BY p.id LIMIT 6
+            """)
+        guard !rows.isEmpty else { return [] }
+        let total = try context.scalar("""
+            SELECT count(*) FROM Photo p LEFT JOIN Place pl ON pl.id = p.place_id
+            WHERE p.region_id IS NOT (CASE WHEN pl.status = 'resolved' THEN pl.region_id END)
+            """)?.int64 ?? Int64(rows.count)
+        let examples = rows.prefix(5).compactMap { $0[0].string }.joined(separator: ", ")
+        return ["\(total) \(total == 1 ? "photo's region is" : "photos' regions are") not their place's region (\(examples)\(total > 5 ? ", …" : ""))"]
     }
 
     /// A dangling reference in words a user can act on: a photo by its Flickr id (its

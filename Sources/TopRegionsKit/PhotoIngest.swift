@@ -41,17 +41,19 @@ enum PhotoIngest {
                 originalFormat: photo.originalFormat, photographerID: photographers[photo.owner], placeID: place?.id,
                 regionID: place?.status == .resolved ? place?.regionID : nil)
             if let stored = existingByFlickrID[photo.id] {
-                // Known photo: keep when it was first downloaded and the region it already has.
+                // Known photo: keep when it was first downloaded, and its region while its
+                // place is the same; at another place its region is that place's (none
+                // until the place is resolved, as for a new photo).
                 record.id = stored.id
                 record.downloaded = stored.downloaded
-                record.regionID = stored.regionID ?? record.regionID
-                if record.regionID != stored.regionID, let region = record.regionID {
-                    joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
-                }
-                if record.photographerID != stored.photographerID, let region = stored.regionID {
-                    // Cannot happen for one Flickr photo (its owner is fixed); kept exact anyway.
-                    try RegionCounts.detach([RegionCounts.Membership(region: region, photographer: stored.photographerID)], in: transaction)
-                    joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
+                if record.placeID == stored.placeID { record.regionID = stored.regionID ?? record.regionID }
+                if record.regionID != stored.regionID || record.photographerID != stored.photographerID {
+                    if let region = stored.regionID {
+                        try RegionCounts.detach([RegionCounts.Membership(region: region, photographer: stored.photographerID)], in: transaction)
+                    }
+                    if let region = record.regionID {
+                        joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
+                    }
                 }
                 if try !transaction.update(record, from: stored).isEmpty { outcome.updated += 1 }
             } else {

@@ -98,9 +98,10 @@ extension Gallery {
         return try summaries(records, imageBase: imageBase)
     }
 
-    /// The photo with this Flickr id, or nil when the store does not hold it.
+    /// The photo with this Flickr id, or nil when the store does not hold it or does not know
+    /// its region yet (such a photo counts as not downloaded).
     public func photo(flickrID: String, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> PhotoSummary? {
-        guard let record = try store.read({ try $0.fetch(PhotoRecord.self, where: Key("flickrID") == flickrID).first }) else { return nil }
+        guard let record = try store.read({ try $0.fetch(PhotoRecord.self, where: Gallery.shownPhoto(flickrID: flickrID)).first }) else { return nil }
         return try summaries([record], imageBase: imageBase).first
     }
 

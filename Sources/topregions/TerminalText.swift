@@ -3,7 +3,10 @@
 /// the window title or write the clipboard; CR rewrites a line), so C0 and C1 controls
 /// and DEL are shown escaped (`\x1b`), and so are the characters that reorder or break
 /// lines (bidirectional overrides and isolates, line and paragraph separators, as
-/// `\u{202e}`). Everything else is shown as it is. JSON output needs none of this: JSON's
+/// `\u{202e}`), and the invisible ones that make two different texts look the same (the
+/// zero-width space, the word joiner, the byte order mark). The zero-width joiner and
+/// non-joiner are shown as they are: emoji sequences and Persian words are made with them.
+/// Everything else is shown as it is. JSON output needs none of this: JSON's
 /// own escaping makes every character safe.
 enum TerminalText {
     static func escape(_ text: String) -> String {
@@ -26,6 +29,7 @@ enum TerminalText {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: return true
         case 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        case 0x200B, 0x2060, 0xFEFF: return true
         default: return false
         }
     }

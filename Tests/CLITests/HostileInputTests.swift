@@ -6,16 +6,17 @@ import Testing
 import TopRegionsKit
 
 /// Text a server sends that a terminal would act on: clear the screen, set the window
-/// title, write the clipboard, rewrite a line, reorder text.
-private let hostileTitle = "T\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}]52;c;SGk=\u{07}\rover\u{9B}31m\u{202E}x"
+/// title, write the clipboard, rewrite a line, reorder text, hide characters.
+private let hostileTitle = "T\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}]52;c;SGk=\u{07}\rover\u{9B}31m\u{202E}x\u{200B}\u{FEFF}"
 /// The controls that are legal in XML 1.0 (ESC and BEL are not).
-private let hostileXMLTitle = "T\u{9B}31m\u{202E}x\u{85}y"
+private let hostileXMLTitle = "T\u{9B}31m\u{202E}x\u{85}y\u{200B}\u{FEFF}"
 
-/// Whether human output lets any raw control (C0 but newline, C1, DEL) or reordering
-/// character through.
+/// Whether human output lets any raw control (C0 but newline, C1, DEL), reordering or
+/// invisible character through.
 private func hasRawControls(_ text: String) -> Bool {
     text.unicodeScalars.contains { scalar in
         (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+            || [0x200B, 0x2060, 0xFEFF].contains(scalar.value)
     }
 }
 

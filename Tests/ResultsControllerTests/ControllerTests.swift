@@ -144,6 +144,39 @@ struct ControllerTests {
         #expect(batch.rowInserts.count == 1)
     }
 
+    @Test("A limited list that refetches and sees a later commit too redraws that commit's rows as well, under its token")
+    func limitedListSeesTwoCommitsAtOnce() throws {
+        var configuration = StoreConfiguration()
+        configuration.observationInterval = 1  // both commits land in one poll
+        let watcherStore = try TestSchema.openStore(at: testStore.directory.appendingPathComponent("store.sqlite").path,
+                                                    configuration: configuration)
+        let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")], fetchLimit: 4)
+        let controller = try ResultsController<Photo>(store: watcherStore, request: request)
+        let log = DelegateLog()
+        controller.delegate = log
+        try controller.performFetch()
+        var model = TableModel(controller.snapshot)
+        // Banana first and apple fourth (byte order); each keeps its place when retitled.
+        let retitled = try ["Banana": "Banana split", "apple": "apple pie"].map { old, new in
+            try store.commit { transaction -> Int64? in
+                guard var photo = try transaction.fetch(Photo.self, where: Key("title") == old).first else { return nil }
+                photo.title = new
+                try transaction.update(photo)
+                return photo.id
+            }
+        }
+        let ids = Set(retitled.compactMap(\.value))
+        let last = try #require(retitled.compactMap(\.token).max())
+        #expect(ids.count == 2 && controller.waitUntilProcessed(through: last, timeout: 5))
+        var redrawn = Set<Int64>()
+        for change in log.changes {
+            try model.apply(change.batch, after: try freshSnapshot(Photo.self, store: store, request: request, sectionKeyPath: nil))
+            redrawn.formUnion(change.batch.updates.map(\.id))
+        }
+        #expect(redrawn == ids, "both retitled rows are redrawn")
+        #expect(log.changes.last?.token == last)
+    }
+
     @Test("A history gap makes the controller refetch and report the difference")
     func historyGap() throws {
         let batch = try batchSeenByAnotherStore(pollingEvery: 0.5) {

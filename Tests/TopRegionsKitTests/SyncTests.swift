@@ -218,6 +218,53 @@ struct SyncTests {
         #expect(try test.gallery.check().isEmpty)
     }
 
+    @Test("A photo Flickr reports at another place takes that place's region (none while the place is unknown); counts and check follow")
+    func photoMovesToAnotherPlace() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        let gallery = test.gallery
+        let options = SyncOptions(pages: 1, perPage: 100)
+        _ = try await gallery.sync(client: serverClient(server), options: options)
+        let moved = try #require(try Expected.photos().first?["id"] as? String)
+        let before = try #require(try await gallery.store.read { try $0.fetch(PhotoRecord.self, where: Key("flickrID") == moved).first })
+        let oldRegion = try #require(before.regionID, "the first photo of the sample has a region")
+        let elsewhere = try #require(try await gallery.store.read {
+            try $0.fetch(PlaceRecord.self, where: Key("status") == PlaceStatus.resolved.rawValue).first { $0.regionID != nil && $0.regionID != oldRegion }
+        })
+        let (user, _) = try gallery.addUser(named: "ann")
+        try gallery.addFavorite(flickrID: moved, for: user)
+
+        try await server.addFault(["method": "flickr.photos.search", "times": -1, "patch": [["index": 0, "set": ["place_id": elsewhere.placeID]]]])
+        _ = try await gallery.sync(client: serverClient(server), options: options)
+        let after = try #require(try await gallery.store.read { try $0.fetchOne(PhotoRecord.self, id: before.id ?? -1) })
+        #expect(after.regionID == elsewhere.regionID)
+        #expect(try gallery.check().isEmpty)
+
+        // A place no one knows: the photo has no region, so it is not shown, viewed or
+        // favourited, but it can still be taken out of Favorites.
+        try await server.clearFaults()
+        try await server.addFault(["method": "flickr.photos.search", "times": -1, "patch": [["index": 0, "set": ["place_id": "no.such.place"]]]])
+        _ = try await gallery.sync(client: serverClient(server), options: options)
+        #expect(try await gallery.store.read { try $0.fetchOne(PhotoRecord.self, id: before.id ?? -1) }?.regionID == nil)
+        #expect(try gallery.check().isEmpty)
+        #expect(try gallery.photoDetail(flickrID: moved) == nil)
+        #expect(throws: GalleryError.self) { try gallery.view(flickrID: moved, for: user) }
+        #expect(throws: GalleryError.self) { try gallery.addFavorite(flickrID: moved, for: user) }
+        try gallery.removeFavorite(flickrID: moved, for: user)
+        #expect(try gallery.favorites(for: user).isEmpty)
+    }
+
+    @Test("check names photos whose region is not their place's")
+    func checkSeesPhotosAwayFromTheirPlaces() async throws {
+        let test = try TestGallery()
+        _ = try await test.gallery.sync(client: sampleClient(), options: SyncOptions(pages: 1, perPage: 100))
+        try await test.gallery.store.write { transaction in
+            try transaction.execute("UPDATE Photo SET region_id = NULL WHERE id = (SELECT min(id) FROM Photo WHERE region_id IS NOT NULL)")
+        }
+        let problems = try test.gallery.check()
+        #expect(problems.contains { $0.contains("1 photo's region is not their place's region") }, "\(problems)")
+    }
+
     @Test("A second sync while one runs is refused with the holder's pid")
     func oneSyncAtATime() async throws {
         let test = try TestGallery()
