@@ -32,7 +32,8 @@ public final class PostgresConnection {
 
     deinit { PQfinish(handle) }
 
-    private static func connect(_ location: String, redactedLocation: String) throws -> OpaquePointer {
+    private static func connect(_ written: String, redactedLocation: String) throws -> OpaquePointer {
+        let (location, secrets) = try PostgresLocation.prepared(written)
         // Keywords before `dbname` are defaults: what the location itself says wins.
         var settings: [(String, String)] = [("application_name", "topregions")]
         if ProcessInfo.processInfo.environment["PGCONNECT_TIMEOUT"] == nil {
@@ -48,7 +49,9 @@ public final class PostgresConnection {
             throw PostgresError(.cannotConnect, "cannot connect to \(redactedLocation): out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let reason = Self.trimmedMessage(PQerrorMessage(connection))
+            // libpq and the server may quote what they were given: never its secrets.
+            let reason = PostgresLocation.scrubbed(Self.trimmedMessage(PQerrorMessage(connection)), of: secrets)
+                .replacingOccurrences(of: written, with: redactedLocation).replacingOccurrences(of: location, with: redactedLocation)
             PQfinish(connection)
             throw PostgresError(.cannotConnect, "cannot connect to \(redactedLocation): \(reason)")
         }

@@ -1,3 +1,6 @@
+import CPostgreSQL
+import Foundation
+
 /// Where a PostgreSQL database is, as a user writes it, and how to name it safely.
 public enum PostgresLocation {
     /// Whether `text` is a PostgreSQL connection URL (`postgresql://…` or `postgres://…`,
@@ -8,10 +11,62 @@ public enum PostgresLocation {
     }
 
     /// `location` with every password replaced by `***`: the one in a URL's user
-    /// information (`postgresql://user:secret@host`), a `password=` query parameter, and a
-    /// `password=` keyword of a `key=value` connection string.
+    /// information (`postgresql://user:secret@host`), a `password=` or `sslpassword=`
+    /// query parameter (its name percent-encoded or not), and a `password=` keyword of a
+    /// `key=value` connection string. Cut to `longestShown` characters.
     public static func redacted(_ location: String) -> String {
-        isURL(location) ? redactedURL(location) : redactedKeywords(location)
+        let text = isURL(location) ? redactedURL(location) : redactedKeywords(location)
+        return text.count > longestShown ? String(text.prefix(longestShown)) + "…" : text
+    }
+
+    /// The longest location messages show.
+    public static let longestShown = 200
+
+    /// The keywords whose values are secrets.
+    static let secretKeywords: Set<String> = ["password", "sslpassword"]
+
+    /// `location` as libpq is given it, and the secrets it holds (to keep out of libpq's
+    /// messages), after libpq's own parser has read it: a URL's scheme in lower case (libpq
+    /// knows `postgresql://` and `postgres://` only, and would take any other spelling for
+    /// a database name). Throws `invalidParameter`, naming the location redacted, for one
+    /// libpq cannot read, and for a URL whose user information holds an `@` not written
+    /// `%40` (libpq would take what follows it for the host).
+    public static func prepared(_ location: String) throws -> (location: String, secrets: [String]) {
+        var location = location
+        if isURL(location), let schemeEnd = location.range(of: "://") {
+            location = location[..<schemeEnd.lowerBound].lowercased() + location[schemeEnd.lowerBound...]
+            let afterScheme = location[schemeEnd.upperBound...]
+            let authority = afterScheme.prefix { $0 != "/" && $0 != "?" }
+            if authority.filter({ $0 == "@" }).count > 1 {
+                throw PostgresError(.invalidParameter, "\(redacted(location)): write an @ in the user name or password as %40")
+            }
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(location, &error) else {
+            // libpq's reason quotes the location, password and all: keep what comes before.
+            let reason = error.map { String(cString: $0) }?.prefix { $0 != "\"" && $0 != "\n" } ?? ""
+            if let error { PQfreemem(error) }
+            let words = reason.trimmingCharacters(in: CharacterSet(charactersIn: " :"))
+            throw PostgresError(.invalidParameter, "\(redacted(location)) is not a PostgreSQL location libpq can read"
+                                + (words.isEmpty ? "" : " (\(words))"))
+        }
+        defer { PQconninfoFree(options) }
+        var secrets: [String] = []
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if secretKeywords.contains(String(cString: keyword)), let value = option.pointee.val, value.pointee != 0 {
+                secrets.append(String(cString: value))
+            }
+            option += 1
+        }
+        return (location, secrets)
+    }
+
+    /// `message` with each of `secrets` replaced by `***`.
+    public static func scrubbed(_ message: String, of secrets: [String]) -> String {
+        secrets.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(message) { text, secret in
+            text.replacingOccurrences(of: secret, with: "***")
+        }
     }
 
     private static func redactedURL(_ url: String) -> String {
@@ -25,7 +80,9 @@ public enum PostgresLocation {
         var rest = String(afterScheme[authorityEnd...])
         if let question = rest.firstIndex(of: "?") {
             let parameters = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
-                parameter.lowercased().hasPrefix("password=") ? "password=***" : String(parameter)
+                let name = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                let decoded = (String(name).removingPercentEncoding ?? String(name)).lowercased()
+                return secretKeywords.contains(decoded) ? name + "=***" : String(parameter)
             }
             rest = String(rest[...question]) + parameters.joined(separator: "&")
         }

@@ -17,6 +17,14 @@ func freshDatabase() throws -> (url: String, connection: PostgresConnection) {
 
 @Suite("A PostgreSQL connection", postgresAvailable)
 struct PostgresConnectionTests {
+    @Test("A URL's scheme in any case reaches the database it names (libpq alone would take it for a database name)")
+    func schemeInAnyCase() throws {
+        let (url, connection) = try freshDatabase()
+        let database = try connection.query("SELECT current_database() AS name").text(0, "name")
+        let shouted = try PostgresConnection(url.replacingOccurrences(of: "postgresql://", with: "PostgreSQL://"))
+        #expect(try shouted.query("SELECT current_database() AS name").text(0, "name") == database)
+    }
+
     @Test("Values round-trip through parameters: text, integers, reals, booleans, NULL and bytes with zeros")
     func valuesRoundTrip() throws {
         let (_, connection) = try freshDatabase()

@@ -23,6 +23,8 @@ struct PostgresLocationTests {
               ("postgresql://alice:p@ss:word@db/gallery", "postgresql://alice:***@db/gallery"),
               ("postgresql://db/gallery", "postgresql://db/gallery"),
               ("postgresql://alice@db", "postgresql://alice@db"),
+              ("postgresql://alice@db/g?pass%77ord=hunter2", "postgresql://alice@db/g?pass%77ord=***"),
+              ("postgresql://alice@db/g?sslpassword=hunter2&PASSWORD=x", "postgresql://alice@db/g?sslpassword=***&PASSWORD=***"),
           ])
     func redactsURLs(location: String, expected: String) {
         #expect(PostgresLocation.redacted(location) == expected)
@@ -37,5 +39,34 @@ struct PostgresLocationTests {
           ])
     func redactsKeywords(location: String, expected: String) {
         #expect(PostgresLocation.redacted(location) == expected)
+    }
+
+    @Test("Before libpq connects: the scheme in lower case, and libpq's own parser finds the secrets")
+    func preparedForLibpq() throws {
+        let url = try PostgresLocation.prepared("POSTGRESQL://ann:hunter2@db.example/g?sslpassword=keypass")
+        #expect(url.location == "postgresql://ann:hunter2@db.example/g?sslpassword=keypass")
+        #expect(Set(url.secrets) == ["hunter2", "keypass"])
+        let encoded = try PostgresLocation.prepared("postgresql://ann@db/g?pass%77ord=Pw0rd")
+        #expect(encoded.secrets == ["Pw0rd"], "libpq decodes the parameter's name")
+        let keywords = try PostgresLocation.prepared("host=db password='it\\'s' dbname=g")
+        #expect(keywords.secrets == ["it's"])
+        #expect(PostgresLocation.scrubbed("said hunter2 and keypass", of: url.secrets) == "said *** and ***")
+    }
+
+    @Test("A location libpq cannot read, or with an @ not written %40 before the host, is refused without its password",
+          arguments: ["postgresql://ann:SECRETPW@[::1/db", "postgresql://ann:pa@SECRETPW@127.0.0.1/db", "host=db password='SECRETPW"])
+    func refusedUnread(location: String) {
+        #expect {
+            _ = try PostgresLocation.prepared(location)
+        } throws: { error in
+            let text = "\(error)"
+            return (error as? PostgresError)?.kind == .invalidParameter && !text.contains("SECRETPW") && !text.isEmpty
+        }
+    }
+
+    @Test("A location too long to show is cut")
+    func longLocationsCut() {
+        let shown = PostgresLocation.redacted("postgresql://db/" + String(repeating: "g", count: 100_000))
+        #expect(shown.count == PostgresLocation.longestShown + 1 && shown.hasSuffix("…"))
     }
 }
