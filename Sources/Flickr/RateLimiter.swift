@@ -159,33 +159,54 @@ public actor RateLimiter {
     }
 }
 
-/// At most `limit` operations at once; the others wait their turn in order.
+/// At most `limit` operations at once; the others wait their turn in order. A waiter whose
+/// task is cancelled stops waiting (with `CancellationError`): a pass told to stop must not
+/// wait for a slot that a call sleeping on the rate limit holds.
 actor ConcurrencyLimit {
     private let limit: Int
     private var running = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, Error>)] = []
+    private var nextWaiter: UInt64 = 0
 
     init(_ limit: Int) { self.limit = max(1, limit) }
 
     func run<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {
-        await acquire()
+        try await acquire()
         defer { release() }
         return try await operation()
     }
 
-    private func acquire() async {
+    private func acquire() async throws {
         if running < limit {
             running += 1
             return
         }
-        await withCheckedContinuation { waiting.append($0) }
+        nextWaiter += 1
+        let id = nextWaiter
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiting.append((id, continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.stopWaiting(id) }
+        }
     }
 
+    private func stopWaiting(_ id: UInt64) {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }  // already given a slot
+        waiting.remove(at: index).continuation.resume(throwing: CancellationError())
+    }
+
+    /// Hands the slot to the first waiter, if any.
     private func release() {
         if waiting.isEmpty {
             running -= 1
         } else {
-            waiting.removeFirst().resume()
+            waiting.removeFirst().continuation.resume()
         }
     }
 }

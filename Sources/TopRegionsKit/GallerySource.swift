@@ -110,7 +110,8 @@ public struct GallerySource: Sendable {
     func ledger(orElse local: CallLedger) throws -> CallLedger {
         guard let rateLedger, case .server(let endpoint) = origin else { return local }
         do {
-            return try PostgresCallLedger(location: rateLedger, budgetOf: apiKey ?? endpoint.absoluteString)
+            let shared = try PostgresCallLedger(location: rateLedger, budgetOf: apiKey ?? endpoint.absoluteString)
+            return MirroredCallLedger(shared: shared, local: local)
         } catch let error as RateLedgerError {
             throw GalleryError(.source(temporary: error.isTemporary), "\(error)",
                                hint: "check --rate-ledger (or TOPREGIONS_RATE_LEDGER) and that the database accepts connections")
@@ -123,5 +124,25 @@ public struct GallerySource: Sendable {
         case .sampleData: return imageBase?.absoluteString ?? Gallery.sampleDataImageBase
         case .server: return (imageBase ?? FlickrConfiguration.defaultImageBase).absoluteString
         }
+    }
+}
+
+/// A ledger shared with other processes that also remembers this process's own calls in
+/// the gallery's ledger, so that `status` still counts the calls this gallery's syncs made.
+struct MirroredCallLedger: CallLedger {
+    let shared: CallLedger
+    let local: CallLedger
+
+    func calls(since date: Date) async -> [Date] { await shared.calls(since: date) }
+
+    func record(_ date: Date) async {
+        await shared.record(date)
+        await local.record(date)
+    }
+
+    func reserve(limit: Int, window: TimeInterval) async throws -> TimeInterval? {
+        let wait = try await shared.reserve(limit: limit, window: window)
+        if wait == nil { await local.record(Date()) }
+        return wait
     }
 }

@@ -79,7 +79,7 @@ public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
     /// inserts, and the statement's transaction ends (releasing the lock) as it returns.
     private func reserve(limit: Int?, window: TimeInterval) async throws -> TimeInterval? {
         try await run { connection in
-            let result = try connection.query("SELECT topregions_reserve_call($1, $2, $3)::text AS wait",
+            let result = try connection.query("SELECT topregions_reserve_call_v1($1, $2, $3)::text AS wait",
                                               [.text(self.budget), limit.map { .integer(Int64($0)) } ?? .null, .real(window)])
             guard let text = try result.text(0, "wait") else { return nil }
             return max(0.001, min(Double(text) ?? window, window))
@@ -91,14 +91,17 @@ public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
 
     /// The ledger's table, and the function that counts a call: the calls of `budget` in
     /// the `window` seconds before now (the server's clock, read once the budget's lock is
-    /// held), and one more unless there are `calls_allowed` already (NULL: no limit). It
-    /// returns NULL when it counted the call, else the seconds until the oldest call in the
-    /// window leaves it. Calls older than a day are deleted as new ones come.
+    /// held; a row dated later, which no ledger writes, counts for nothing), and one more
+    /// unless there are `calls_allowed` already (NULL: no limit). It returns NULL when it
+    /// counted the call, else the seconds until the oldest call in the window leaves it.
+    /// Calls older than a day, of any key, are deleted as new ones come. The function's
+    /// name carries its version: a later program adds its own beside it.
     static let schema = """
         SELECT pg_advisory_xact_lock(hashtext('topregions.api_call'));
         CREATE TABLE IF NOT EXISTS topregions_api_call (budget text NOT NULL, at timestamptz NOT NULL);
         CREATE INDEX IF NOT EXISTS topregions_api_call_budget_at ON topregions_api_call (budget, at);
-        CREATE OR REPLACE FUNCTION topregions_reserve_call(budget_name text, calls_allowed bigint, window_seconds double precision)
+        CREATE INDEX IF NOT EXISTS topregions_api_call_at ON topregions_api_call (at);
+        CREATE OR REPLACE FUNCTION topregions_reserve_call_v1(budget_name text, calls_allowed bigint, window_seconds double precision)
         RETURNS double precision LANGUAGE plpgsql AS $function$
         DECLARE
             calls bigint;
@@ -109,13 +112,13 @@ public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
             moment := clock_timestamp();
             IF calls_allowed IS NOT NULL THEN
                 SELECT count(*), min(at) INTO calls, oldest FROM topregions_api_call
-                WHERE budget = budget_name AND at > moment - make_interval(secs => window_seconds);
+                WHERE budget = budget_name AND at > moment - make_interval(secs => window_seconds) AND at <= moment;
                 IF calls >= calls_allowed THEN
                     RETURN extract(epoch FROM oldest + make_interval(secs => window_seconds) - moment);
                 END IF;
             END IF;
             INSERT INTO topregions_api_call (budget, at) VALUES (budget_name, moment);
-            DELETE FROM topregions_api_call WHERE budget = budget_name AND at < moment - interval '1 day';
+            DELETE FROM topregions_api_call WHERE at < moment - interval '1 day';
             RETURN NULL;
         END
         $function$
@@ -123,10 +126,19 @@ public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
 
     /// Creates the table once per ledger; concurrent creators are serialised by a lock, as
     /// `CREATE TABLE IF NOT EXISTS` alone may fail when two run at once.
+    ///
+    /// Where the table and function exist already, nothing is created: a role that may
+    /// only select, insert and delete in the table (another host's) uses them as they are.
     private func prepareTable(_ connection: PostgresConnection) throws {
         guard !tableIsReady else { return }
-        _ = try connection.transaction(.readCommitted) { connection in
-            try connection.execute(Self.schema)
+        let ready = try connection.query("""
+            SELECT to_regclass('topregions_api_call') IS NOT NULL
+               AND to_regprocedure('topregions_reserve_call_v1(text,bigint,double precision)') IS NOT NULL AS ready
+            """).boolean(0, "ready") ?? false
+        if !ready {
+            _ = try connection.transaction(.readCommitted) { connection in
+                try connection.execute(Self.schema)
+            }
         }
         tableIsReady = true
     }

@@ -428,8 +428,13 @@ private final class PageReader: Sendable {
 
     private func page(_ number: Int) async throws -> PhotoPage {
         let pending = ahead.withLock { $0.removeValue(forKey: number) }
-        if let pending { return try await pending.value }
-        return try await fetch(number)
+        guard let pending else { return try await fetch(number) }
+        // A page read ahead is a task of its own: the pass's cancellation (a daemon told to
+        // stop while pages wait for the rate limit) must reach it and the pages after it.
+        return try await withTaskCancellationHandler { try await pending.value } onCancel: {
+            pending.cancel()
+            cancel()
+        }
     }
 
     func cancel() {

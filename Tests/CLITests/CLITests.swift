@@ -247,6 +247,25 @@ struct CLITests {
         #expect(try tool.run(["check"]).status == 0)
     }
 
+    @Test("SIGTERM stops a daemon whose pages read ahead wait for the rate limit, at once")
+    func daemonStopsWhileReadingAheadWaits() async throws {
+        let server = try FlickrTestServer()
+        let tool = try Tool()
+        // One call an hour: page 1 takes it, the pages read ahead wait for the next hour.
+        let (process, _, err) = try tool.process(["daemon", "--interval", "1h", "--endpoint", server.endpoint.absoluteString,
+                                                  "--rate-limit", "1", "--per-page", "100"])
+        let log = LogReader(err)
+        #expect(log.wait(for: "event=rate-limit-wait", count: 1), "\(log.text)")
+        let stopAsked = Date()
+        kill(process.processIdentifier, SIGTERM)
+        let stopped = await waitUntil(timeout: 10) { !process.isRunning }
+        if !stopped { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(stopped && process.terminationStatus == 0, "\(log.text)")
+        #expect(Date().timeIntervalSince(stopAsked) < 5)
+        #expect(try await server.requests().filter { $0.method != nil }.count == 1)
+    }
+
     @Test("watch --json follows other processes' views and favorite moves; its batches rebuild the list")
     func watch() throws {
         let tool = try Tool()

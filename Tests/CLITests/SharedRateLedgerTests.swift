@@ -25,6 +25,12 @@ struct SharedRateLedgerTests {
         try await Task.sleep(nanoseconds: 1_500_000_000)
         #expect(try await apiCalls() == 5)
         #expect(processes.allSatisfy { $0.isRunning }, "both wait for the budget (a pass needs more than 5 calls)")
+        // Each store still counts its own calls, for status.
+        let counted = try tools.map { tool -> Int in
+            let status = try #require(try tool.run(["status", "--json"]).json as? [String: Any])
+            return try #require((status["rateLimit"] as? [String: Any])?["callsLastHour"] as? Int)
+        }
+        #expect(counted.reduce(0, +) == 5, "\(counted)")
     }
 
     @Test("A ledger that is not a PostgreSQL URL is a usage error; one that cannot be reached fails the sync as temporary (75), password hidden")

@@ -106,6 +106,30 @@ struct PostgresBudgetTests {
         #expect(!error.isTemporary)
         #expect(error.underlying.sqlState == "42501", "insufficient privilege: \(error)")
         #expect("\(error)".contains("rate ledger") && !"\(error)".contains("CREATE TABLE"), "the server's words, not our SQL")
+
+        // Once a role that may create them has, this one needs only to use the table.
+        let creator = try PostgresCallLedger(location: url, budgetOf: "k")
+        defer { creator.close() }
+        #expect(try await creator.reserve(limit: 5, window: 3600) == nil)
+        try owner.execute("GRANT SELECT, INSERT, DELETE ON topregions_api_call TO \(role)")
+        let user = try PostgresCallLedger(location: url.replacingOccurrences(of: "postgres@", with: "\(role)@"), budgetOf: "k")
+        defer { user.close() }
+        #expect(try await user.reserve(limit: 5, window: 3600) == nil)
+        #expect(await creator.calls(since: .distantPast).count == 2)
+    }
+
+    @Test("Rows dated in the future (no ledger writes them) do not block a budget; old rows of every key go")
+    func oddRows() async throws {
+        let url = try PostgresTestServer.shared().makeDatabase("budget")
+        let ledger = try PostgresCallLedger(location: url, budgetOf: "k")
+        defer { ledger.close() }
+        #expect(try await ledger.reserve(limit: 1, window: 3600) == nil)
+        let observer = try PostgresConnection(url)
+        try observer.execute("DELETE FROM topregions_api_call")
+        try observer.query("INSERT INTO topregions_api_call VALUES ($1, 'infinity'), ($1, now() + interval '100 years'), ('other', now() - interval '2 days')",
+                           [.text(ledger.budget)])
+        #expect(try await ledger.reserve(limit: 1, window: 3600) == nil)
+        #expect(try observer.query("SELECT count(*) AS n FROM topregions_api_call WHERE budget = 'other'").integer(0, "n") == 0)
     }
 
     @Test("A database that cannot be reached is told at once, its password hidden")
