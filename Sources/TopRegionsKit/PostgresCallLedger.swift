@@ -28,8 +28,8 @@ public struct RateLedgerError: Error, Sendable, CustomStringConvertible {
 /// Each key has its own budget, named by a digest of the key (the key itself is never
 /// stored). A reservation counts the key's calls in the window and adds one in a single
 /// statement (a function of the ledger's) holding a transaction-level advisory lock on that
-/// budget, so two hosts never both take the last call; times are the database server's, so hosts whose clocks
-/// disagree still share one window.
+/// budget, so two hosts never both take the last call; times are the database server's,
+/// so hosts whose clocks disagree still share one window.
 public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
     /// The database's location with any password hidden, for messages.
     public let redactedLocation: String
