@@ -99,6 +99,8 @@ public final class FlickrClient: Sendable {
         do {
             response = try await inFlight.run {
                 try await rateLimiter?.acquire()
+                // Counted once sent, whatever comes back: a transfer that fails is a call too.
+                if countsAsCall { counters.withLock { $0.calls += 1 } }
                 return try await transport.get(url, timeout: timeout, maximumBytes: maximumBytes)
             }
         } catch var error as FlickrError {
@@ -108,7 +110,6 @@ public final class FlickrClient: Sendable {
             if method == nil { error.message = "\(redaction.url(url)): \(error.message)" }
             throw redaction.error(error)
         }
-        if countsAsCall { counters.withLock { $0.calls += 1 } }
         guard response.status == 200 else {
             let what = method == nil ? "HTTP \(response.status) for \(redaction.url(url))" : "HTTP \(response.status)"
             throw FlickrError(.http(status: response.status), method: method, page: page, what,

@@ -16,6 +16,12 @@ enum LooseValue {
         }
     }
 
+    /// An id: text or a number, never `true` or `false` (which `string` reads as 1 and 0).
+    static func identifier(_ value: JSONValue?) -> String? {
+        if case .bool = value { return nil }
+        return nonEmptyString(value)
+    }
+
     /// A string that is present and not empty.
     static func nonEmptyString(_ value: JSONValue?) -> String? {
         guard let text = string(value), !text.isEmpty else { return nil }
@@ -75,7 +81,7 @@ enum FlickrFields {
     /// A photo from its fields, or why it was skipped (`index` names it then): a photo
     /// without an id or an owner cannot be stored, but spoils nothing else on its page.
     static func photo(_ fields: JSONObject, description: String?, index: Int, page: Int?) -> Result<FlickrPhoto, SkippedRecord> {
-        guard let id = LooseValue.nonEmptyString(fields["id"]) else {
+        guard let id = LooseValue.identifier(fields["id"]) else {
             return .failure(SkippedRecord(page: page, index: index, reason: "photo \(index + 1) has no id"))
         }
         guard FlickrPhoto.isValidID(id) else {

@@ -34,8 +34,9 @@ enum PhotoIngest {
         for photo in photos {
             let place = photo.placeID.flatMap { places[$0] }
             var record = PhotoRecord(
-                flickrID: photo.id, title: PhotoText.title(photo.title, description: photo.description),
-                subtitle: PhotoText.subtitle(photo.title, description: photo.description), photoDescription: photo.description,
+                flickrID: photo.id, title: PhotoText.bounded(PhotoText.title(photo.title, description: photo.description), to: PhotoText.Limit.title),
+                subtitle: PhotoText.bounded(PhotoText.subtitle(photo.title, description: photo.description), to: PhotoText.Limit.title),
+                photoDescription: PhotoText.bounded(photo.description, to: PhotoText.Limit.description),
                 uploaded: photo.dateUpload, downloaded: downloadedAt, latitude: photo.latitude, longitude: photo.longitude,
                 secret: photo.secret, server: photo.server, farm: photo.farm.map(Int64.init), originalSecret: photo.originalSecret,
                 originalFormat: photo.originalFormat, photographerID: photographers[photo.owner], placeID: place?.id,
@@ -81,7 +82,7 @@ enum PhotoIngest {
         for photographer in stored { byOwner[photographer.ownerID] = photographer }
         var result: [String: Int64] = [:]
         for owner in owners {
-            let name = (names[owner] ?? nil) ?? byOwner[owner]?.name ?? owner
+            let name = PhotoText.bounded((names[owner] ?? nil) ?? byOwner[owner]?.name ?? owner, to: PhotoText.Limit.name)
             if let existing = byOwner[owner] {
                 if existing.name != name && !namedThisPass.contains(owner) {
                     var renamed = existing

@@ -88,7 +88,9 @@ enum PlaceResolution {
         let places = try transaction.fetch(PlaceRecord.self, whereColumn: "placeID", in: answers.keys.map { .text($0) })
         // Regions by their Flickr place id, created or renamed as Flickr says.
         var regionInfos: [String: (name: String, country: String?)] = [:]
-        for case .region(.region(let id, let name, let country)) in answers.values { regionInfos[id] = (name, country) }
+        for case .region(.region(let id, let name, let country)) in answers.values {
+            regionInfos[id] = (PhotoText.bounded(name, to: PhotoText.Limit.name), country.map { PhotoText.bounded($0, to: PhotoText.Limit.name) })
+        }
         let regions = try upsertRegions(regionInfos, in: transaction)
         var attach: [Int64: Int64] = [:]  // place row id → region row id
         for stored in places {

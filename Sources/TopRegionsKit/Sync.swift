@@ -214,6 +214,9 @@ extension Gallery {
             result.placeLookupsFailed = places.failedForNow
             result.placeLookupFailure = places.firstFailure
             if let pageError { throw pageError }
+            // Told to stop during the place lookups (which leave what they did not ask for
+            // the next pass): on record as a pass that did not finish.
+            try Task.checkCancellation()
         } catch {
             result.outcome = .failed
             result.error = error is CancellationError ? "cancelled: the process was told to stop" : "\(error)"

@@ -266,6 +266,34 @@ struct CLITests {
         #expect(try await server.requests().filter { $0.method != nil }.count == 1)
     }
 
+    @Test("A daemon stopped during its place lookups puts the pass on record as failed, cancelled")
+    func daemonStoppedDuringPlaceLookups() async throws {
+        let server = try FlickrTestServer()
+        try await server.addFault(["method": "flickr.places.getInfo", "delay": 20, "times": -1])
+        let tool = try Tool()
+        let (process, _, err) = try tool.process(["daemon", "--interval", "1h", "--endpoint", server.endpoint.absoluteString,
+                                                  "--rate-limit", "none", "--pages", "1", "--per-page", "100"])
+        let log = LogReader(err)
+        let asking = await waitUntil(timeout: 30) {
+            let semaphore = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var seen = false
+            Task {
+                seen = ((try? await server.requests()) ?? []).contains { $0.method == "flickr.places.getInfo" }
+                semaphore.signal()
+            }
+            semaphore.wait()
+            return seen
+        }
+        #expect(asking, "\(log.text)")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let status = try #require(try tool.run(["status", "--json"]).json as? [String: Any])
+        let last = try #require(status["lastSync"] as? [String: Any])
+        #expect(last["result"] as? String == "failed", "\(last)")
+        #expect((last["error"] as? String)?.contains("cancelled") == true, "\(last)")
+    }
+
     @Test("watch --json follows other processes' views and favorite moves; its batches rebuild the list")
     func watch() throws {
         let tool = try Tool()

@@ -223,4 +223,14 @@ struct ClientIntegrationTests {
         _ = try await client(rateLimiter: limiter).recentGeotaggedPhotos(page: 1, perPage: 5)
         #expect(try await limiter.callsInWindow() == 3)
     }
+
+    @Test("A call whose transfer fails is still a call in the client's count, as in the limiter's")
+    func failedTransfersCount() async throws {
+        try await server.addFault(["truncate": 0.5, "times": 2])
+        let limiter = RateLimiter(limit: 100, window: 3600, burst: 100)
+        let flickr = client(rateLimiter: limiter)
+        _ = try await flickr.recentGeotaggedPhotos(page: 1, perPage: 5)
+        #expect(flickr.statistics.calls == 3)
+        #expect(try await limiter.callsInWindow() == 3)
+    }
 }

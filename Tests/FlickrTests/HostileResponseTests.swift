@@ -81,6 +81,14 @@ struct HostileResponseTests {
         #expect(decoded.skipped.map(\.description) == ["page 2: photo 2 has no id", "page 2: photo 3 has no owner", "page 2: photo 4 has no owner"])
     }
 
+    @Test("An id of true or false is no id (not photo 1 or 0)")
+    func booleanIDs() throws {
+        let body = #"{"stat":"ok","photos":{"page":1,"pages":1,"perpage":2,"total":2,"photo":[{"id":true,"owner":"a@N01"},{"id":7,"owner":"b@N01"}]}}"#
+        let decoded = try FlickrResponseDecoder.photoPage(Data(body.utf8), format: .json, page: 1)
+        #expect(decoded.photos.map(\.id) == ["7"])
+        #expect(decoded.skipped.map(\.description) == ["page 1: photo 1 has no id"])
+    }
+
     @Test("An id too large for an integer is kept as the digits the server sent, in both formats")
     func hugeNumericID() throws {
         let json = Data(#"{"stat": "ok", "photos": {"page": 1, "photo": [{"id": 1180591620717411303424, "owner": "o"}]}}"#.utf8)

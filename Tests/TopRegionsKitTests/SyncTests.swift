@@ -254,6 +254,24 @@ struct SyncTests {
         #expect(try gallery.favorites(for: user).isEmpty)
     }
 
+    @Test("Texts a server sends beyond their limits are cut: titles, descriptions, names")
+    func longTextsAreCut() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        let long = String(repeating: "é", count: 50_000)
+        try await server.addFault(["method": "flickr.photos.search", "times": -1,
+                                   "patch": [["index": 0, "set": ["title": long, "ownername": long, "description": ["_content": long]]]]])
+        _ = try await test.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 1, perPage: 100))
+        let id = try #require(try Expected.photos().first?["id"] as? String)
+        let photo = try #require(try await test.gallery.store.read { try $0.fetch(PhotoRecord.self, where: Key("flickrID") == id).first })
+        #expect(photo.title.count == PhotoText.Limit.title && photo.title.hasSuffix("…"))
+        #expect(photo.subtitle.count == PhotoText.Limit.title)
+        #expect(photo.photoDescription.count == PhotoText.Limit.description)
+        let owner = try #require(try await test.gallery.store.read { try $0.fetchOne(PhotographerRecord.self, id: photo.photographerID ?? -1) })
+        #expect(owner.name.count == PhotoText.Limit.name)
+        #expect(PhotoText.bounded("short", to: 3) == "sh…" && PhotoText.bounded("👍🏽👍🏽", to: 2) == "👍🏽👍🏽")
+    }
+
     @Test("check names photos whose region is not their place's")
     func checkSeesPhotosAwayFromTheirPlaces() async throws {
         let test = try TestGallery()
