@@ -294,6 +294,23 @@ struct CLITests {
         #expect((last["error"] as? String)?.contains("cancelled") == true, "\(last)")
     }
 
+    @Test("watch of a user's list ends (status 1) when another process removes the user")
+    func watchEndsWithItsUser() async throws {
+        let tool = try Tool()
+        try tool.run(["sync"])
+        #expect(try tool.run(["users", "add", "erin"]).status == 0)
+        let (process, out, err) = try tool.process(["watch", "recents", "--user", "erin", "--json"])
+        let lines = LogReader(out)
+        #expect(lines.wait(for: "\"snapshot\"", count: 1))
+        #expect(try tool.run(["users", "remove", "erin"]).status == 0)
+        let ended = await waitUntil(timeout: 10) { !process.isRunning }
+        if !ended { process.terminate() }
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(ended && process.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.contains("user erin was removed"), "\(stderr)")
+    }
+
     @Test("watch --json follows other processes' views and favorite moves; its batches rebuild the list")
     func watch() throws {
         let tool = try Tool()

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import TopRegionsKit
 
 /// Prints a live list: on a terminal, its table redrawn in place, fitted to the screen;
@@ -53,8 +54,12 @@ extension Commands {
         }
         switch list {
         case "regions": return try await follow(try gallery.liveTopRegions(limit: limit), "top regions", invocation, exitAfter)
-        case "recents": return try await follow(try gallery.liveRecents(for: try invocation.user(of: gallery)), "recents", invocation, exitAfter)
-        case "favorites": return try await follow(try gallery.liveFavorites(for: try invocation.user(of: gallery)), "favorites", invocation, exitAfter)
+        case "recents":
+            let user = try invocation.user(of: gallery)
+            return try await follow(try gallery.liveRecents(for: user), "recents", invocation, exitAfter, endingWithout: (user, gallery))
+        case "favorites":
+            let user = try invocation.user(of: gallery)
+            return try await follow(try gallery.liveFavorites(for: user), "favorites", invocation, exitAfter, endingWithout: (user, gallery))
         case "photos":
             guard let name = invocation.value("region") else { throw UsageError("watch photos needs --region NAME|ID", command: invocation.command) }
             let region = try gallery.region(named: name)
@@ -64,9 +69,12 @@ extension Commands {
         }
     }
 
-    /// Prints the list's events until `exitAfter` changes, SIGTERM, SIGINT or SIGHUP.
+    /// Prints the list's events until `exitAfter` changes, SIGTERM, SIGINT or SIGHUP; or,
+    /// for a user's list, until the user is removed (status 1: a user of that name added
+    /// later is someone else, with lists of their own).
     static func follow<Row: TableRow & Encodable & Sendable>(_ list: LiveList<Row>, _ title: String, _ invocation: Invocation,
-                                                             _ exitAfter: Int?) async throws -> Int32 {
+                                                             _ exitAfter: Int?,
+                                                             endingWithout owner: (user: GalleryUser, gallery: Gallery)? = nil) async throws -> Int32 {
         let printer = WatchPrinter<Row>(output: invocation.output, title: title)
         let events = list.events()
         let reader = Task {
@@ -79,8 +87,22 @@ extension Commands {
         }
         // SIGHUP too: for a watch it means its terminal went away, not "sync now".
         let signals = SignalEvents { _ in reader.cancel() }
+        let userRemoved = Mutex(false)
+        let userWatch = owner.map { owner in
+            let endIfRemoved: @Sendable () -> Void = {
+                guard let users = try? owner.gallery.users(), !users.contains(where: { $0.id == owner.user.id }) else { return }
+                userRemoved.withLock { $0 = true }
+                reader.cancel()
+            }
+            let observation = owner.gallery.observeUserChanges(endIfRemoved)
+            endIfRemoved()  // removed before the observation began
+            return observation
+        }
         _ = try? await reader.value
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, userWatch)) {}
+        if let owner, userRemoved.withLock({ $0 }) {
+            throw RuntimeError("user \(owner.user.name) was removed while their \(title) were watched")
+        }
         return 0
     }
 }
