@@ -27,6 +27,8 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
     /// Every batch after this token that was broadcast is in `kept` (Int64.max: none yet).
     private var keptSince = Int64.max
     private var cachedSnapshot: (token: Int64, bytes: [UInt8])?
+    /// Whether the list's first event (its snapshot) has come.
+    private var sawSnapshot = false
     private var reader: Task<Void, Never>?
 
     init(list: LiveList<Row>) {
@@ -96,12 +98,7 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
     // MARK: Events
 
     private func broadcast(_ event: ListEvent<Row>) {
-        guard case .batch(let batch) = event else {
-            lock.withLock {
-                if keptSince == .max { keptSince = event.token }
-            }
-            return
-        }
+        guard case .batch(let batch) = event else { return broadcastSnapshot(event) }
         guard let bytes = Self.encode(event, name: "batch") else { return }
         let revoked = lock.withLock { () -> [Subscriber] in
             if keptSince == .max { keptSince = batch.token - 1 }
@@ -126,10 +123,38 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
         revoked.forEach(revoke)
     }
 
-    /// The list now, encoded; cached until the next batch.
+    /// The list's first snapshot starts the history kept; a later one replaces the list
+    /// after a change the list could not send as a batch (`LiveList`): every subscriber
+    /// gets it, and resuming starts over from it.
+    private func broadcastSnapshot(_ event: ListEvent<Row>) {
+        let isFirst = lock.withLock { () -> Bool in
+            defer { sawSnapshot = true }
+            if !sawSnapshot && keptSince == .max { keptSince = event.token }
+            return !sawSnapshot
+        }
+        guard !isFirst, let bytes = Self.encode(event, name: "snapshot") else { return }
+        let revoked = lock.withLock { () -> [Subscriber] in
+            kept.removeAll()
+            keptSince = event.token
+            cachedSnapshot = (event.token, bytes)
+            var revoked: [Subscriber] = []
+            for (key, subscriber) in subscribers {
+                guard subscriber.isAuthorised() else {
+                    revoked.append(subscriber)
+                    continue
+                }
+                subscribers[key]?.through = max(subscriber.through, event.token)
+                subscriber.stream.write(bytes)
+            }
+            return revoked
+        }
+        revoked.forEach(revoke)
+    }
+
+    /// The list now, with all its rows, encoded; cached until the next batch.
     private func snapshotLocked() -> (token: Int64, bytes: [UInt8]) {
         if let cachedSnapshot { return cachedSnapshot }
-        let snapshot = list.snapshot
+        let snapshot = list.completeSnapshot
         let encoded = (snapshot.token, Self.encode(snapshot, name: "snapshot") ?? [])
         cachedSnapshot = encoded
         return encoded

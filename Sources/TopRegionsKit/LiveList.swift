@@ -169,18 +169,33 @@ public struct ListBatch<Row: Sendable & Encodable>: Sendable, Encodable {
 /// serial queue. One list serves any number of subscribers; the last batches are kept so a
 /// subscriber that lost its connection can resume after a token (`events(after:)`).
 ///
+/// Rows are read from the store after the controller has placed them, and a commit the
+/// controller has not processed yet may have deleted some. A snapshot is sent only with
+/// all its rows (it waits for the controller to catch up, `completeRowsWait` at most); a
+/// batch whose rows cannot all be read is not sent: every subscriber gets a fresh snapshot
+/// instead, once one can be read whole, and the batches in between are not sent.
+///
 /// `@unchecked Sendable`: the mutable state (subscribers, recent batches) is touched only
 /// on `queue`.
 public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     private let queue: DispatchQueue
     private let source: any LiveListSource<Row>
     private var subscribers: [UUID: AsyncStream<ListEvent<Row>>.Continuation] = [:]
+    /// Subscribers whose first events wait for a snapshot with all its rows.
+    private var opening: [UUID: AsyncStream<ListEvent<Row>>.Continuation] = [:]
     private var recent: [ListBatch<Row>] = []
     /// Every batch after this token is in `recent`.
     private var keptSince: Int64 = 0
     private var started = false
+    /// A batch could not be sent: subscribers wait for a fresh snapshot.
+    private var resynchronizing = false
     /// Batches kept for subscribers that resume after a token.
     public static var keptBatches: Int { 256 }
+    /// How long a snapshot waits for rows a later commit deleted to leave the controller's
+    /// list, before it is sent without them.
+    static var completeRowsWait: TimeInterval { 5 }
+    /// How often a snapshot that lacked rows is tried again.
+    static var retryInterval: DispatchTimeInterval { .milliseconds(20) }
 
     init<R: Record>(controller: ResultsController<R>, queue: DispatchQueue, rows: @escaping @Sendable ([IndexPath], ResultsController<R>) -> [Row]) {
         self.queue = queue
@@ -191,15 +206,29 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     func start() throws {
         try queue.sync {
             guard !started else { return }
-            try source.start { [weak self] change in self?.deliver(change) }
+            try source.start { [weak self] change in
+                guard let self else { return }
+                if let change { self.deliver(change) } else { self.resynchronize() }
+            }
             keptSince = source.token
             started = true
         }
     }
 
-    /// The list as it is now.
+    /// The list as it is now (rows a later commit deleted may be missing).
     public var snapshot: ListEvent<Row> {
-        queue.sync { source.snapshot() }
+        queue.sync { source.snapshot().event }
+    }
+
+    /// The list as it is now with all its rows: while a commit the controller has not
+    /// processed yet has deleted some, waits for it (`completeRowsWait` at most, then as it is).
+    public var completeSnapshot: ListEvent<Row> {
+        let deadline = Date().addingTimeInterval(Self.completeRowsWait)
+        while true {
+            let (event, isComplete) = queue.sync { source.snapshot() }
+            if isComplete || Date() >= deadline { return event }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 
     /// The newest history token the list reflects.
@@ -214,38 +243,78 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
 
     /// The list's events: the snapshot now, then each batch.
     public func events() -> AsyncStream<ListEvent<Row>> {
-        subscribe { [self] in [source.snapshot()] }
+        subscribe(resuming: nil)
     }
 
     /// The events after `token` (a client's last event id): the batches it missed, when the
     /// list still keeps them all, else a fresh snapshot; then each batch.
     public func events(after token: Int64) -> AsyncStream<ListEvent<Row>> {
-        subscribe { [self] in
-            guard token <= source.token else { return [source.snapshot()] }
-            guard token >= keptSince else { return [source.snapshot()] }
-            return recent.filter { $0.token > token }.map { .batch($0) }
-        }
+        subscribe(resuming: token)
     }
 
     /// How many subscribers the list has.
-    public var subscriberCount: Int { queue.sync { subscribers.count } }
+    public var subscriberCount: Int { queue.sync { subscribers.count + opening.count } }
 
-    private func subscribe(_ opening: @escaping () -> [ListEvent<Row>]) -> AsyncStream<ListEvent<Row>> {
+    private func subscribe(resuming token: Int64?) -> AsyncStream<ListEvent<Row>> {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
             let key = UUID()
             queue.sync {
-                for event in opening() { continuation.yield(event) }
-                subscribers[key] = continuation
+                if let token, !resynchronizing, token <= source.token, token >= keptSince {
+                    for batch in recent where batch.token > token { continuation.yield(.batch(batch)) }
+                    subscribers[key] = continuation
+                } else {
+                    opening[key] = continuation
+                    sendSnapshots(giveUpAt: Date().addingTimeInterval(Self.completeRowsWait))
+                }
             }
             continuation.onTermination = { [weak self] _ in
                 guard let list = self else { return }
-                list.queue.async { list.subscribers.removeValue(forKey: key) }
+                list.queue.async {
+                    list.subscribers.removeValue(forKey: key)
+                    list.opening.removeValue(forKey: key)
+                }
             }
         }
+    }
+
+    /// On `queue`: sends the subscribers in `opening` a snapshot, once it has all its rows
+    /// (or at `giveUpAt`, as it is), and makes them subscribers.
+    private func sendSnapshots(giveUpAt deadline: Date) {
+        guard !opening.isEmpty else { return }
+        let (snapshot, isComplete) = source.snapshot()
+        guard isComplete || Date() >= deadline else {
+            queue.asyncAfter(deadline: .now() + Self.retryInterval) { [weak self] in self?.sendSnapshots(giveUpAt: deadline) }
+            return
+        }
+        for (key, continuation) in opening {
+            continuation.yield(snapshot)
+            subscribers[key] = continuation
+        }
+        opening.removeAll()
+        if resynchronizing {
+            resynchronizing = false
+            recent.removeAll()
+            keptSince = snapshot.token
+        }
+    }
+
+    /// On `queue`, when a batch could not be sent: every subscriber gets a fresh snapshot
+    /// next, and a client resuming from before it gets one too.
+    private func resynchronize() {
+        if !resynchronizing {
+            resynchronizing = true
+            recent.removeAll()
+            keptSince = .max
+            opening.merge(subscribers) { first, _ in first }
+            subscribers.removeAll()
+        }
+        sendSnapshots(giveUpAt: Date().addingTimeInterval(Self.completeRowsWait))
     }
 
     /// Called on `queue` with each batch the controller reports.
     private func deliver(_ batch: ListBatch<Row>) {
+        // Subscribers waiting for a snapshot get the list as it is then: this is in it.
+        if resynchronizing { return }
         recent.append(batch)
         if recent.count > Self.keptBatches {
             keptSince = recent[recent.count - Self.keptBatches - 1].token
@@ -256,6 +325,7 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
 
     deinit {
         for continuation in subscribers.values { continuation.finish() }
+        for continuation in opening.values { continuation.finish() }
     }
 }
 
@@ -263,8 +333,11 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
 /// type), with the record type hidden.
 protocol LiveListSource<Row>: Sendable {
     associatedtype Row: Sendable & Encodable
-    func start(_ deliver: @escaping (ListBatch<Row>) -> Void) throws
-    func snapshot() -> ListEvent<Row>
+    /// Starts following; `deliver` gets each batch, or nil for one whose rows could not all
+    /// be read.
+    func start(_ deliver: @escaping (ListBatch<Row>?) -> Void) throws
+    /// The list now, and whether every row could be read.
+    func snapshot() -> (event: ListEvent<Row>, isComplete: Bool)
     var token: Int64 { get }
     func waitUntilProcessed(through token: Int64, timeout: TimeInterval) -> Bool
 }
@@ -275,14 +348,14 @@ protocol LiveListSource<Row>: Sendable {
 private final class ControllerSource<R: Record, Row: Sendable & Encodable>: LiveListSource, ResultsControllerDelegate, @unchecked Sendable {
     let controller: ResultsController<R>
     let rows: @Sendable ([IndexPath], ResultsController<R>) -> [Row]
-    private var deliver: ((ListBatch<Row>) -> Void)?
+    private var deliver: ((ListBatch<Row>?) -> Void)?
 
     init(controller: ResultsController<R>, rows: @escaping @Sendable ([IndexPath], ResultsController<R>) -> [Row]) {
         self.controller = controller
         self.rows = rows
     }
 
-    func start(_ deliver: @escaping (ListBatch<Row>) -> Void) throws {
+    func start(_ deliver: @escaping (ListBatch<Row>?) -> Void) throws {
         self.deliver = deliver
         controller.delegate = self
         try controller.performFetch()
@@ -294,12 +367,14 @@ private final class ControllerSource<R: Record, Row: Sendable & Encodable>: Live
         controller.waitUntilProcessed(through: token, timeout: timeout)
     }
 
-    func snapshot() -> ListEvent<Row> {
+    func snapshot() -> (event: ListEvent<Row>, isComplete: Bool) {
+        var isComplete = true
         let sections = controller.sections.enumerated().map { index, section in
-            ListSection(name: section.name, value: section.value,
-                        rows: rows((0..<section.numberOfObjects).map { IndexPath(row: $0, section: index) }, controller))
+            let read = rows((0..<section.numberOfObjects).map { IndexPath(row: $0, section: index) }, controller)
+            if read.count != section.numberOfObjects { isComplete = false }
+            return ListSection(name: section.name, value: section.value, rows: read)
         }
-        return .snapshot(token: controller.processedToken, sections: sections)
+        return (.snapshot(token: controller.processedToken, sections: sections), isComplete)
     }
 
     func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
@@ -307,7 +382,8 @@ private final class ControllerSource<R: Record, Row: Sendable & Encodable>: Live
         let arriving = batch.rowInserts.map(\.indexPath) + batch.moves.map(\.to) + batch.updates.map(\.new)
             + batch.sectionInserts.flatMap { insert in insert.section.ids.indices.map { IndexPath(row: $0, section: insert.index) } }
         let values = rows(arriving, self.controller)
-        guard values.count == arriving.count else { return }
+        // A later commit deleted some: this batch cannot be sent as it is.
+        guard values.count == arriving.count else { return deliver?(nil) ?? () }
         var next = values.makeIterator()
         func take() -> Row? { next.next() }
         let inserts = batch.rowInserts.compactMap { row in take().map { ListBatch.Arrival(section: row.indexPath.section, row: row.indexPath.row, value: $0) } }
