@@ -21,18 +21,30 @@ enum PlaceResolution {
         /// reason.
         var failedForNow = 0
         var firstFailure: String?
+        /// Places not asked about because `failuresBeforeStopping` lookups in a row had
+        /// failed for a reason that may pass (a server refusing them: 429, 105, 5xx); they
+        /// stay pending for the next pass.
+        var leftAfterFailures = 0
     }
+
+    /// Lookups failing in a row (each after its retries) that stop the lookups for this
+    /// pass: a server that refuses them all is not asked about every place.
+    static let failuresBeforeStopping = 8
 
     static func resolvePending(in store: Store, client: FlickrClient, options: SyncOptions) async throws -> Outcome {
         let pending = try await store.read { context in
             try context.rows("SELECT placeID FROM Place WHERE status = 'pending' ORDER BY id").compactMap { $0[0].string }
         }
         guard !pending.isEmpty else { return Outcome() }
-        let answers = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups,
-                                deadline: options.placeLookupDeadline, progress: options.progress)
+        let (answers, stoppedAfterFailures) = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups,
+                                                        deadline: options.placeLookupDeadline, progress: options.progress)
         let now = options.now()
         var outcome = try await store.write { transaction in try record(answers, askedAt: now, in: transaction) }
-        outcome.leftAtDeadline = pending.count - answers.count
+        if stoppedAfterFailures {
+            outcome.leftAfterFailures = pending.count - answers.count
+        } else {
+            outcome.leftAtDeadline = pending.count - answers.count
+        }
         for case .transientFailure(let reason) in answers.values {
             outcome.failedForNow += 1
             outcome.firstFailure = outcome.firstFailure ?? reason
@@ -40,11 +52,12 @@ enum PlaceResolution {
         return outcome
     }
 
-    /// Asks about the places, a few at a time, until all are answered or `deadline` seconds
-    /// have passed: then the lookups still running are cancelled, and the places not
-    /// answered are left out. Failures are answers too.
+    /// Asks about the places, a few at a time, until all are answered, `deadline` seconds
+    /// have passed, or `failuresBeforeStopping` lookups in a row failed for a reason that
+    /// may pass (then true): then the lookups still running are cancelled, and the places
+    /// not answered are left out. Failures are answers too.
     private static func ask(_ placeIDs: [String], client: FlickrClient, concurrency: Int, deadline: TimeInterval,
-                            progress: (@Sendable (SyncProgress) -> Void)?) async -> [String: Answer] {
+                            progress: (@Sendable (SyncProgress) -> Void)?) async -> ([String: Answer], Bool) {
         await withTaskGroup(of: (String, Answer)?.self) { group in
             var answers: [String: Answer] = [:]
             var next = placeIDs.makeIterator()
@@ -69,6 +82,7 @@ enum PlaceResolution {
                 return nil
             }
             var running = 0
+            var failuresInARow = 0
             for _ in 0..<max(1, concurrency) where addNext() { running += 1 }
             while running > 0, let result = await group.next() {
                 // Nil is the deadline waking (a lookup only gives nil once cancelled).
@@ -76,10 +90,15 @@ enum PlaceResolution {
                 answers[placeID] = answer
                 progress?(.places(answered: answers.count, of: placeIDs.count))
                 running -= 1
+                if case .transientFailure = answer { failuresInARow += 1 } else { failuresInARow = 0 }
+                if failuresInARow >= failuresBeforeStopping {
+                    group.cancelAll()
+                    return (answers, answers.count < placeIDs.count)
+                }
                 if addNext() { running += 1 }
             }
             group.cancelAll()
-            return answers
+            return (answers, false)
         }
     }
 

@@ -104,6 +104,9 @@ public struct SyncResult: Sendable, Equatable {
     public var placesLeftAtDeadline = 0
     /// Place lookups that failed for a reason that may pass (tried again next pass).
     public var placeLookupsFailed = 0
+    /// Places not asked about because lookups failed many times in a row (the server
+    /// refusing them); asked next pass.
+    public var placesLeftAfterFailures = 0
     /// The first such failure.
     public var placeLookupFailure: String?
     /// Why the pass failed, when it did.
@@ -212,6 +215,7 @@ extension Gallery {
             result.placesFailed = places.failed
             result.placesLeftAtDeadline = places.leftAtDeadline
             result.placeLookupsFailed = places.failedForNow
+            result.placesLeftAfterFailures = places.leftAfterFailures
             result.placeLookupFailure = places.firstFailure
             if let pageError { throw pageError }
             // Told to stop during the place lookups (which leave what they did not ask for
@@ -285,6 +289,9 @@ extension Gallery {
         }
         if result.futureDatesIgnored > 0 {
             notes.append("\(result.futureDatesIgnored) upload \(result.futureDatesIgnored == 1 ? "date lies" : "dates lie") in the future; not used for the next pass's window")
+        }
+        if result.placesLeftAfterFailures > 0 {
+            notes.append("place lookups stopped after \(PlaceResolution.failuresBeforeStopping) failed in a row; \(result.placesLeftAfterFailures) \(result.placesLeftAfterFailures == 1 ? "place waits" : "places wait") for the next pass")
         }
         if result.placeLookupsFailed > 0 {
             notes.append("\(result.placeLookupsFailed) place \(result.placeLookupsFailed == 1 ? "lookup" : "lookups") failed and will be tried again next pass; the first: \(result.placeLookupFailure ?? "unknown")")

@@ -283,6 +283,22 @@ struct SyncTests {
         #expect(problems.contains { $0.contains("1 photo's region is not their place's region") }, "\(problems)")
     }
 
+    @Test("A server that refuses every place lookup is not asked about every place: the lookups stop after failures in a row")
+    func placeLookupsStopWhenRefused() async throws {
+        let server = try FlickrTestServer()
+        let test = try TestGallery()
+        try await server.addFault(["method": "flickr.places.getInfo", "status": 429, "retry_after": 0, "times": -1])
+        let result = try await test.gallery.sync(client: serverClient(server), options: SyncOptions(pages: 1, perPage: 500))
+        let lookups = try await server.requests().filter { $0.method == "flickr.places.getInfo" }.count
+        let places = Set(try Expected.photos().prefix(500).compactMap { $0["place_id"] as? String }.filter { !$0.isEmpty }).count
+        let concurrency = SyncOptions().concurrentPlaceLookups
+        #expect(lookups <= (PlaceResolution.failuresBeforeStopping + concurrency) * 2, "each lookup tried twice (serverClient's policy)")
+        #expect(result.placesPending == places)
+        #expect(result.placesLeftAfterFailures > 0 && result.placesLeftAfterFailures < places)
+        #expect(result.notes.contains { $0.contains("failed in a row") }, "\(result.notes)")
+        #expect(try test.gallery.check().isEmpty)
+    }
+
     @Test("A second sync while one runs is refused with the holder's pid")
     func oneSyncAtATime() async throws {
         let test = try TestGallery()
