@@ -74,14 +74,22 @@ extension Gallery {
     /// How many photos Recents keep: viewing one more drops the oldest.
     public static let recentsLimit = 20
 
-    /// A user's Recents, most recently viewed first.
+    /// A user's Recents, most recently viewed first: those whose photo's region is known
+    /// (a photo reported at a place not known yet is shown nowhere until it is).
     public static func recentsRequest(userID: Int64) -> FetchRequest {
-        FetchRequest(RecentRecord.self, predicate: Key("user") == userID,
+        FetchRequest(RecentRecord.self, predicate: Key("user") == userID && Key("photo.region").isNotNull,
                      sortDescriptors: [SortKey("lastViewed", ascending: false), SortKey("id")], fetchLimit: recentsLimit)
     }
 
-    /// A user's Favorites in their order.
+    /// A user's Favorites in their order: those whose photo's region is known (the others
+    /// keep their place, and come back to it when their region is).
     public static func favoritesRequest(userID: Int64) -> FetchRequest {
+        FetchRequest(FavoriteRecord.self, predicate: Key("user") == userID && Key("photo.region").isNotNull,
+                     sortDescriptors: [SortKey("displayOrder"), SortKey("id")])
+    }
+
+    /// All of a user's Favorites in their order, shown or not (for renumbering).
+    static func allFavoritesRequest(userID: Int64) -> FetchRequest {
         FetchRequest(FavoriteRecord.self, predicate: Key("user") == userID, sortDescriptors: [SortKey("displayOrder"), SortKey("id")])
     }
 

@@ -7,13 +7,12 @@ import Store
 // bounded by the user's id.
 extension Gallery {
     /// Records `user`'s view of the photo: its Recents timestamp is set to `at` (it moves to
-    /// the top), and that user's oldest beyond 20 are dropped, in one transaction.
+    /// the top), and that user's oldest beyond 20 are dropped, in one transaction. A photo
+    /// whose region is not known counts as not downloaded (`notFound`).
     @discardableResult
     public func recordView(photoID: Int64, at date: Date = Date(), for user: GalleryUser) throws -> Date {
         try store.write { transaction in
-            guard try transaction.fetchOne(PhotoRecord.self, id: photoID) != nil else {
-                throw GalleryError(.notFound, "no photo has row id \(photoID)")
-            }
+            try Self.requireShownPhoto(photoID, transaction)
             let userID = try Self.checkedUserID(user, transaction)
             var recent = RecentRecord(lastViewed: date, photoID: photoID, userID: userID)
             try transaction.upsert(&recent, matching: ["user_id", "photo_id"])
@@ -47,12 +46,11 @@ extension Gallery {
         }
     }
 
-    /// Adds the photo at the end of `user`'s Favorites (nothing happens if it is there already).
+    /// Adds the photo at the end of `user`'s Favorites (nothing happens if it is there
+    /// already). A photo whose region is not known counts as not downloaded (`notFound`).
     public func addFavorite(photoID: Int64, for user: GalleryUser) throws {
         try store.write { transaction in
-            guard try transaction.fetchOne(PhotoRecord.self, id: photoID) != nil else {
-                throw GalleryError(.notFound, "no photo has row id \(photoID)")
-            }
+            try Self.requireShownPhoto(photoID, transaction)
             let userID = try Self.checkedUserID(user, transaction)
             guard try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("photo") == photoID).isEmpty else { return }
             let last = try transaction.scalar("SELECT max(displayOrder) FROM Favorite WHERE user_id = ?", [.integer(userID)])?.int64 ?? -1
@@ -76,31 +74,42 @@ extension Gallery {
         }
     }
 
-    /// Moves `user`'s favorite at position `from` to position `to` (0-based), renumbering
-    /// only the rows between them, in one transaction. With `controller`, the move is
-    /// user-driven: that controller (whose view already shows it) is not told.
+    /// Moves `user`'s favorite at position `from` to position `to` (0-based, in the list as
+    /// shown), renumbering only the rows between them, in one transaction. Favorites not
+    /// shown (their photo's region not known) keep their places among the others. With
+    /// `controller`, the move is user-driven: that controller (whose view already shows
+    /// it) is not told.
     public func moveFavorite(from: Int, to: Int, for user: GalleryUser, userDrivenBy controller: ResultsController<FavoriteRecord>? = nil) throws {
         let body: (Transaction) throws -> Void = { transaction in
             let userID = try Self.checkedUserID(user, transaction)
-            let count = try transaction.count(Self.favoritesRequest(userID: userID))
+            let shown = try transaction.fetchIDs(Self.favoritesRequest(userID: userID))
+            let count = shown.count
             guard (0..<count).contains(from), (0..<count).contains(to) else {
                 throw GalleryError(.invalidArgument, count == 0 ? "Favorites is empty: nothing to move"
                                    : "Favorites has \(count) \(count == 1 ? "photo" : "photos"): cannot move from position \(from + 1) to \(to + 1)")
             }
             guard from != to else { return }
-            let low = min(from, to), high = max(from, to)
-            var request = Self.favoritesRequest(userID: userID)
-            request.fetchLimit = high - low + 1
-            request.fetchOffset = low
-            var rows = try transaction.fetch(request, as: FavoriteRecord.self)
-            let moving = rows.remove(at: from - low)
-            rows.insert(moving, at: to - low)
-            for (offset, var row) in rows.enumerated() {
-                row.displayOrder = Int64(low + offset)
+            // Places in the whole list (orders run 0, 1, 2 … over shown and hidden alike).
+            var rows = try transaction.fetch(Self.allFavoritesRequest(userID: userID), as: FavoriteRecord.self)
+            guard let fromPlace = rows.firstIndex(where: { $0.id == shown[from] }),
+                  let toPlace = rows.firstIndex(where: { $0.id == shown[to] }) else { return }
+            let moving = rows.remove(at: fromPlace)
+            rows.insert(moving, at: toPlace)
+            let low = min(fromPlace, toPlace), high = max(fromPlace, toPlace)
+            for place in low...high where rows[place].displayOrder != Int64(place) {
+                var row = rows[place]
+                row.displayOrder = Int64(place)
                 try transaction.update(row)
             }
         }
         if let controller { try controller.performUserDrivenWrite(body) } else { try store.write(body) }
+    }
+
+    /// Throws `notFound` unless the photo is there and its region known.
+    private static func requireShownPhoto(_ photoID: Int64, _ transaction: Transaction) throws {
+        guard try transaction.fetchOne(PhotoRecord.self, id: photoID)?.regionID != nil else {
+            throw GalleryError(.notFound, "no photo has row id \(photoID)")
+        }
     }
 
     /// The user's id, after checking the user is still there (a removed user's lists are gone).

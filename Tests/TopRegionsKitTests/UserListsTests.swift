@@ -38,8 +38,11 @@ struct UserListsTests {
         try (0..<controller.numberOfObjects).compactMap { try photoID(controller.object(at: IndexPath(row: $0, section: 0))) }
     }
 
+    /// The first photos a user can see (those whose region is known), by row id.
     private func photoIDs(_ count: Int) async throws -> [Int64] {
-        try await test.gallery.store.read { try $0.fetchIDs(FetchRequest(PhotoRecord.self, sortDescriptors: [SortKey("id")], fetchLimit: count)) }
+        try await test.gallery.store.read {
+            try $0.fetchIDs(FetchRequest(PhotoRecord.self, predicate: Key("region").isNotNull, sortDescriptors: [SortKey("id")], fetchLimit: count))
+        }
     }
 
     @Test("Recents: at most 20, newest first, each photo once; viewing again moves it to the top")
@@ -136,6 +139,30 @@ struct UserListsTests {
         let orders = try await test.gallery.store.read { try $0.rows("SELECT displayOrder FROM Favorite ORDER BY displayOrder").compactMap { $0[0].int64 } }
         #expect(orders == [0, 1, 2, 3, 4], "no gap after a removal")
         #expect { try test.gallery.moveFavorite(from: 0, to: 9, for: try local) } throws: { "\($0)".contains("cannot move") }
+    }
+
+    @Test("A photo whose region becomes unknown leaves Recents and Favorites until it is known again; hidden favorites keep their place through moves")
+    func listsHidePhotosWithoutRegion() async throws {
+        let ids = try await photoIDs(3)
+        for id in ids {
+            try test.gallery.addFavorite(photoID: id, for: try local)
+            try test.gallery.recordView(photoID: id, for: try local)
+        }
+        let recents = try test.gallery.recentsController(for: try local)
+        let log = BatchLog()
+        recents.delegate = log
+        try recents.performFetch()
+        let region = try #require(try await test.gallery.store.read { try $0.fetchOne(PhotoRecord.self, id: ids[1]) }?.regionID)
+        try await test.gallery.store.write { try $0.execute("UPDATE Photo SET region_id = NULL WHERE id = ?", [.integer(ids[1])]) }
+        #expect(try test.gallery.favorites(for: try local).compactMap(\.id) == [ids[0], ids[2]])
+        #expect(try test.gallery.recents(for: try local).map(\.photo.id) == [ids[2], ids[0]])
+        #expect(recents.fetchedIDs.count == 2 && log.batches.last?.rowDeletes.count == 1, "the live Recents follows")
+        try test.gallery.moveFavorite(from: 0, to: 1, for: try local)
+        #expect(try test.gallery.favorites(for: try local).compactMap(\.id) == [ids[2], ids[0]])
+        try await test.gallery.store.write { try $0.execute("UPDATE Photo SET region_id = ? WHERE id = ?", [.integer(region), .integer(ids[1])]) }
+        #expect(try test.gallery.favorites(for: try local).compactMap(\.id) == [ids[1], ids[2], ids[0]], "the hidden one kept its place")
+        let orders = try await test.gallery.store.read { try $0.rows("SELECT displayOrder FROM Favorite ORDER BY displayOrder").compactMap { $0[0].int64 } }
+        #expect(orders == [0, 1, 2])
     }
 
     @Test("Thumbnails download once, then come from the store; concurrent requests share one download")

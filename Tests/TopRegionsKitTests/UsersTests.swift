@@ -12,7 +12,9 @@ struct UsersTests {
     func independentLists() async throws {
         let test = try TestGallery()
         _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 100))
-        let ids = try await test.gallery.store.read { try $0.fetchIDs(FetchRequest(PhotoRecord.self, sortDescriptors: [SortKey("id")], fetchLimit: 30)) }
+        let ids = try await test.gallery.store.read {
+            try $0.fetchIDs(FetchRequest(PhotoRecord.self, predicate: Key("region").isNotNull, sortDescriptors: [SortKey("id")], fetchLimit: 30))
+        }
         let alice = try test.gallery.addUser(named: "alice").user
         let bob = try test.gallery.addUser(named: "bob").user
         let start = Date(timeIntervalSince1970: 1_800_000_000)
