@@ -21,7 +21,7 @@ public struct ImageSource: Sendable {
 extension Gallery {
     /// The photo's square thumbnail: from the store, else downloaded once and kept there.
     public func thumbnail(flickrID: String, from source: ImageSource) async throws -> Data {
-        let id = try photoRowID(flickrID: flickrID, evenWithoutRegion: true)
+        let id = try photoRowID(flickrID: flickrID)
         let client = try imageClient(source, recorded: try setting(.imageBase))
         return try await imageErrors(flickrID, client: client) {
             try await ThumbnailLoader(gallery: self, client: client.client).thumbnail(photoID: id)
@@ -31,7 +31,7 @@ extension Gallery {
     /// The photo's large image: from the file cache in `cacheDirectory`, else downloaded and
     /// cached there (bounded, oldest used dropped first); never kept in the store.
     public func image(flickrID: String, from source: ImageSource, cacheDirectory: URL) async throws -> Data {
-        let id = try photoRowID(flickrID: flickrID, evenWithoutRegion: true)
+        let id = try photoRowID(flickrID: flickrID)
         let cache = try ImageCache(directory: cacheDirectory)
         guard let record = try await store.read({ try $0.fetchOne(PhotoRecord.self, id: id) }) else {
             throw GalleryError(.notFound, "no photo has id \(flickrID)")

@@ -5,7 +5,7 @@ import Store
 extension Gallery {
     /// The row id of the photo with this Flickr id; `notFound` when there is none, or when
     /// its region is not known (such a photo counts as not downloaded yet) unless
-    /// `evenWithoutRegion` (its images; taking out of Favorites a photo that lost its region).
+    /// `evenWithoutRegion` (to take out of Favorites a photo that lost its region).
     func photoRowID(flickrID: String, evenWithoutRegion: Bool = false) throws -> Int64 {
         let predicate = evenWithoutRegion ? Key("flickrID") == flickrID : Self.shownPhoto(flickrID: flickrID)
         guard let id = try store.read({ try $0.fetch(PhotoRecord.self, where: predicate).first?.id }) else {

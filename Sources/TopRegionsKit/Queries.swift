@@ -64,10 +64,12 @@ extension Gallery {
                             fetchLimit: byCountry ? nil : limit)
     }
 
-    /// The photos of a region, by title as the Finder sorts, then by Flickr id as a number.
+    /// The photos of a region, by title as the Finder sorts, then by Flickr id as a number;
+    /// `byPhotographer`: first by photographer name, each photographer's photos together
+    /// (two photographers of one name are two groups).
     public static func regionPhotosRequest(regionID: Int64, byPhotographer: Bool = false) -> FetchRequest {
         var sort = [SortKey("title", collation: .localizedStandard), SortKey("flickrNumber")]
-        if byPhotographer { sort.insert(SortKey("photographer.name", collation: .localizedStandard), at: 0) }
+        if byPhotographer { sort.insert(contentsOf: [SortKey("photographer.name", collation: .localizedStandard), SortKey("photographer")], at: 0) }
         return FetchRequest(PhotoRecord.self, predicate: Key("region") == regionID, sortDescriptors: sort)
     }
 

@@ -149,9 +149,7 @@ struct CLITests {
         let tool = try Tool()
         let source = ["--endpoint", server.endpoint.absoluteString, "--image-base", server.imageBase.absoluteString, "--rate-limit", "none"]
         #expect(try tool.run(["sync"] + source).status == 0)
-        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: Expected.directory.appendingPathComponent("images").path)
-            .first { $0.hasSuffix("_s.jpg") })
-        let id = String(file.split(separator: "_")[0])
+        let (id, file) = try Expected.thumbnailOfAPhotoInARegion()
         let thumbnailPath = tool.directory.appendingPathComponent("thumb.jpg").path
         // No key or endpoint needed: images follow the image base the photos were synced with.
         let thumbnail = try tool.run(["thumbnail", id, "--output", thumbnailPath])

@@ -10,8 +10,7 @@ struct CopyTests {
         let tool = try Tool()
         let source = ["--endpoint", server.endpoint.absoluteString, "--image-base", server.imageBase.absoluteString, "--rate-limit", "none"]
         #expect(try tool.run(["sync"] + source).status == 0)
-        let withImage = try #require(try FileManager.default.contentsOfDirectory(atPath: Expected.directory.appendingPathComponent("images").path)
-            .first { $0.hasSuffix("_s.jpg") }.map { String($0.split(separator: "_")[0]) })
+        let withImage = try Expected.thumbnailOfAPhotoInARegion().id
         let photos = try #require(try tool.run(["--json", "regions", "--limit", "3"]).json as? [[String: Any]]).compactMap { $0["id"] as? String }
             .flatMap { region in (try? tool.run(["--json", "photos", "--region", region]).json as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? [] }
         try #require(photos.count >= 3)

@@ -272,6 +272,27 @@ struct SyncTests {
         #expect(PhotoText.bounded("short", to: 3) == "sh…" && PhotoText.bounded("👍🏽👍🏽", to: 2) == "👍🏽👍🏽")
     }
 
+    @Test("By photographer, two photographers of one name are two groups, not interleaved")
+    func photographersOfOneName() async throws {
+        let test = try TestGallery()
+        _ = try await test.gallery.sync(client: sampleClient())
+        let region = try #require(try test.gallery.topRegions(limit: 1).first)
+        let regionID = try #require(try await test.gallery.store.read { try $0.fetch(RegionRecord.self, where: Key("placeID") == region.placeID).first?.id })
+        try await test.gallery.store.write { transaction in
+            try transaction.execute("""
+                UPDATE Photographer SET name = 'Same Name'
+                WHERE id IN (SELECT DISTINCT photographer_id FROM Photo WHERE region_id = ? LIMIT 3)
+                """, [.integer(regionID)])
+        }
+        let photos = try await test.gallery.store.read {
+            try $0.fetch(Gallery.regionPhotosRequest(regionID: regionID, byPhotographer: true), as: PhotoRecord.self)
+        }
+        var groups: [Int64?] = []
+        for photo in photos where groups.last != photo.photographerID { groups.append(photo.photographerID) }
+        #expect(groups.count == Set(groups).count, "each photographer's photos are together: \(groups)")
+        #expect(Set(photos.compactMap(\.photographerID)).count >= 3)
+    }
+
     @Test("check names photos whose region is not their place's")
     func checkSeesPhotosAwayFromTheirPlaces() async throws {
         let test = try TestGallery()

@@ -15,6 +15,18 @@ public enum Expected {
 
     public static let directory = FlickrTestServer.sampleData
 
+    /// The thumbnail file (`ID_SECRET_s.jpg`) of a photo that has a region (the others count
+    /// as not downloaded, images included), and the photo's id.
+    public static func thumbnailOfAPhotoInARegion() throws -> (id: String, file: String) {
+        let shown = Set(try regions().values.flatMap(\.photos))
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("images").path).sorted()
+        for file in files where file.hasSuffix("_s.jpg") {
+            let id = String(file.split(separator: "_")[0])
+            if shown.contains(id) { return (id, file) }
+        }
+        throw StoreError(.recordNotFound, "SampleData has no thumbnail of a photo in a region")
+    }
+
     /// Every distinct photo of the pages (first occurrence), as raw fields.
     public static func photos() throws -> [[String: Any]] {
         let folder = directory.appendingPathComponent("json/flickr.photos.search")
