@@ -40,7 +40,7 @@ final class ChangeStreams: @unchecked Sendable {
                 throw APIError(429, "too_many_streams", "at most \(streamsPerAddress) change streams per client address",
                                headers: [APIError.Header(name: "Retry-After", value: "10")])
             }
-            let hub = try hubs[key] ?? makeHub()
+            let hub = try hubs[key].flatMap { $0.isEnded ? nil : $0 } ?? makeHub()
             hubs[key] = hub
             streamsByAddress[address, default: 0] += 1
             stream.write(Self.retryAdvice)

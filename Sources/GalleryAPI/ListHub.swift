@@ -29,6 +29,10 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
     private var cachedSnapshot: (token: Int64, bytes: [UInt8])?
     /// Whether the list's first event (its snapshot) has come.
     private var sawSnapshot = false
+    private var hasEnded = false
+
+    /// Whether the list ended: the hub serves no one any more.
+    var isEnded: Bool { lock.withLock { hasEnded } }
     private var reader: Task<Void, Never>?
 
     init(list: LiveList<Row>) {
@@ -39,6 +43,10 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
                 guard let self else { return }
                 self.broadcast(event)
             }
+            // The list ended (what it showed is gone): so do its streams.
+            guard let self, !Task.isCancelled else { return }
+            self.lock.withLock { self.hasEnded = true }
+            self.close()
         }
     }
 
@@ -173,6 +181,8 @@ final class ListHub<Row: Sendable & Encodable>: @unchecked Sendable, ChangeStrea
 /// What the registry needs of a hub, whatever its rows.
 protocol ChangeStreamHub: AnyObject, Sendable {
     var subscriberCount: Int { get }
+    /// Whether its list ended (a new stream needs a new hub).
+    var isEnded: Bool { get }
     func subscribe(_ stream: EventStream, lastEventID: Int64?, isAuthorised: @escaping @Sendable () -> Bool)
     func unsubscribe(_ stream: EventStream)
     func heartbeat(_ bytes: [UInt8])

@@ -18,13 +18,29 @@ extension Gallery {
         }
     }
 
-    /// A region's photos, live.
+    /// A region's photos, live. The list ends when the region is deleted (pruning removes a
+    /// region left without photos): its row id may be given to another region later.
     public func liveRegionPhotos(regionID: Int64, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> LiveList<PhotoRow> {
         let controller = try regionPhotosController(regionID: regionID, delivery: newDeliveryQueue("region-photos"))
-        return try live(controller) { [self] paths, controller in
+        let list = try live(controller) { [self] paths, controller in
             let records = paths.compactMap { try? controller.object(at: $0) }
             return ((try? summaries(records, imageBase: imageBase)) ?? []).map(PhotoRow.init)
         }
+        let region = try store.read { try $0.fetchOne(RegionRecord.self, id: regionID) }
+        let name = region?.name ?? "with row id \(regionID)"
+        let reason = "region \(name) has no photos any more (pruned): watch it again when a sync brings it back"
+        let store = self.store
+        list.endWhen(store.observe { [weak list] event in
+            switch event {
+            case .committed(let entry, _):
+                if entry.changes[RegionRecord.table.entity.name].deleted.contains(regionID) { list?.end(reason) }
+            case .historyGap:
+                // What was missed may have deleted it, and another region taken its id.
+                let now = try? store.read { try $0.fetchOne(RegionRecord.self, id: regionID) }
+                if now?.placeID != region?.placeID { list?.end(reason) }
+            }
+        })
+        return list
     }
 
     /// `user`'s Recents, live, newest first.

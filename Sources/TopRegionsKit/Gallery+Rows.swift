@@ -19,15 +19,12 @@ extension Gallery {
     }
 
     /// A region's photos as rows, by title; `byPhotographer` orders them by photographer
-    /// first (the store's collation), keeping title order within.
+    /// first (by name, each photographer's photos together), keeping title order within.
     public func photoRows(inRegion regionID: Int64, byPhotographer: Bool = false,
                           imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoRow] {
-        let photos = try photos(inRegion: regionID, imageBase: imageBase).map(PhotoRow.init)
-        guard byPhotographer else { return photos }
-        return photos.enumerated().sorted { left, right in
-            let order = Collation.localizedStandard.compare(left.element.photographer ?? "", right.element.photographer ?? "")
-            return order == .orderedSame ? left.offset < right.offset : order == .orderedAscending
-        }.map(\.element)
+        let request = Self.regionPhotosRequest(regionID: regionID, byPhotographer: byPhotographer)
+        let records = try store.read { try $0.fetch(request, as: PhotoRecord.self) }
+        return try summaries(records, imageBase: imageBase).map(PhotoRow.init)
     }
 
     /// One photo in full, by its Flickr id; nil when the store has none.

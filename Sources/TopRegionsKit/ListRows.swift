@@ -227,7 +227,7 @@ public enum GalleryJSON {
     }
 
     private static func isInvisible(_ scalar: UInt32) -> Bool {
-        (0x200B...0x200F).contains(scalar) || (0x2028...0x202E).contains(scalar) || (0x2066...0x2069).contains(scalar) || scalar == 0xFEFF
+        (0x200B...0x200F).contains(scalar) || (0x2028...0x202E).contains(scalar) || (0x2066...0x2069).contains(scalar) || scalar == 0x2060 || scalar == 0xFEFF
     }
 
     /// A date as the JSON writes it: `2026-12-03T17:25:37Z`, whole seconds (truncated), UTC.

@@ -189,6 +189,10 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     private var started = false
     /// A batch could not be sent: subscribers wait for a fresh snapshot.
     private var resynchronizing = false
+    /// Why the list ended (what it shows is gone), once it has: no event comes after.
+    private var ending: String?
+    /// What ends the list when it fires (an observation of the store), kept with it.
+    private var endingObservation: StoreObservation?
     /// Batches kept for subscribers that resume after a token.
     public static var keptBatches: Int { 256 }
     /// How long a snapshot waits for rows a later commit deleted to leave the controller's
@@ -252,6 +256,28 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
         subscribe(resuming: token)
     }
 
+    /// Why the list ended, if it has: what it showed is gone (a region pruned away), and
+    /// its subscribers' streams ended.
+    public var endReason: String? { queue.sync { ending } }
+
+    /// Ends the list: every subscriber's stream ends, and a later subscriber's at once.
+    func end(_ reason: String) {
+        queue.async { [self] in
+            guard ending == nil else { return }
+            ending = reason
+            for continuation in subscribers.values { continuation.finish() }
+            for continuation in opening.values { continuation.finish() }
+            subscribers.removeAll()
+            opening.removeAll()
+            endingObservation?.cancel()
+        }
+    }
+
+    /// Keeps `observation`, which ends the list, for as long as the list lives.
+    func endWhen(_ observation: StoreObservation) {
+        queue.sync { endingObservation = observation }
+    }
+
     /// How many subscribers the list has.
     public var subscriberCount: Int { queue.sync { subscribers.count + opening.count } }
 
@@ -259,7 +285,9 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
         AsyncStream(bufferingPolicy: .unbounded) { continuation in
             let key = UUID()
             queue.sync {
-                if let token, !resynchronizing, token <= source.token, token >= keptSince {
+                if ending != nil {
+                    continuation.finish()
+                } else if let token, !resynchronizing, token <= source.token, token >= keptSince {
                     for batch in recent where batch.token > token { continuation.yield(.batch(batch)) }
                     subscribers[key] = continuation
                 } else {

@@ -309,6 +309,24 @@ struct CLITests {
         #expect(stderr.contains("user erin was removed"), "\(stderr)")
     }
 
+    @Test("watch photos of a region that pruning removes ends with status 1 and says why")
+    func watchEndsWithItsRegion() async throws {
+        let tool = try Tool()
+        try tool.run(["sync"])
+        let region = try #require(try Expected.topRegions().first?.placeID)
+        let (process, out, err) = try tool.process(["watch", "photos", "--region", region, "--json"])
+        let lines = LogReader(out)
+        #expect(lines.wait(for: "\"snapshot\"", count: 1))
+        try await Task.sleep(nanoseconds: 1_100_000_000)
+        #expect(try tool.run(["prune", "--older-than", "1s"]).status == 0)
+        let ended = await waitUntil(timeout: 10) { !process.isRunning }
+        if !ended { process.terminate() }
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(ended && process.terminationStatus == 1, "\(stderr)")
+        #expect(stderr.contains("has no photos any more"), "\(stderr)")
+    }
+
     @Test("watch --json follows other processes' views and favorite moves; its batches rebuild the list")
     func watch() throws {
         let tool = try Tool()

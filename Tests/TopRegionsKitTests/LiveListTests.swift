@@ -85,4 +85,29 @@ struct LiveListTests {
         var resumed = live.list.events(after: firstToken).makeAsyncIterator()
         #expect(rows(await resumed.next()) == (try live.freshIDs()))
     }
+
+    @Test("A region's live photos end when the region is deleted (its row id may go to another region), with the reason")
+    func regionListEndsWithItsRegion() async throws {
+        let test = try TestGallery()
+        _ = try await test.gallery.sync(client: sampleClient())
+        let region = try #require(try test.gallery.topRegions(limit: 1).first)
+        let regionID = try #require(try await test.gallery.store.read { try $0.fetch(RegionRecord.self, where: Key("placeID") == region.placeID).first?.id })
+        let list = try test.gallery.liveRegionPhotos(regionID: regionID)
+        let ended = Shared(false)
+        let reader = Task {
+            for await _ in list.events() {}
+            ended.update { $0 = true }
+        }
+        defer { reader.cancel() }
+        try await test.gallery.store.write { transaction in
+            try transaction.execute("UPDATE Photo SET region_id = NULL WHERE region_id = ?", [.integer(regionID)])
+            try transaction.execute("DELETE FROM RegionPhotographer WHERE region_id = ?", [.integer(regionID)])
+            try transaction.execute("UPDATE Place SET region_id = NULL WHERE region_id = ?", [.integer(regionID)])
+            try transaction.execute("DELETE FROM Region WHERE id = ?", [.integer(regionID)])
+        }
+        #expect(await waitUntil(timeout: 5) { ended.get() })
+        #expect(list.endReason?.contains(region.name) == true)
+        var late = list.events().makeAsyncIterator()
+        #expect(await late.next() == nil, "a subscriber after the end gets nothing")
+    }
 }

@@ -291,6 +291,9 @@ struct SyncTests {
         for photo in photos where groups.last != photo.photographerID { groups.append(photo.photographerID) }
         #expect(groups.count == Set(groups).count, "each photographer's photos are together: \(groups)")
         #expect(Set(photos.compactMap(\.photographerID)).count >= 3)
+        // The rows the CLI and the API give are in the same order.
+        let rows = try test.gallery.photoRows(inRegion: regionID, byPhotographer: true)
+        #expect(rows.map(\.id) == photos.map(\.flickrID))
     }
 
     @Test("check names photos whose region is not their place's")

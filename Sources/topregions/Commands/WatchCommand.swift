@@ -103,6 +103,7 @@ extension Commands {
         if let owner, userRemoved.withLock({ $0 }) {
             throw RuntimeError("user \(owner.user.name) was removed while their \(title) were watched")
         }
+        if !reader.isCancelled, let reason = list.endReason { throw RuntimeError(reason) }
         return 0
     }
 }
