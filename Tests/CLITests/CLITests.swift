@@ -301,12 +301,18 @@ struct CLITests {
         let lines = LogReader(out)
         #expect(lines.wait(for: "\"snapshot\"", count: 1))
         #expect(try tool.run(["users", "remove", "erin"]).status == 0)
+        let end = await endByItself(process, stderr: err)
+        #expect(end.status == 1, "\(end.stderr)")
+        #expect(end.stderr.contains("user erin was removed"), "\(end.stderr)")
+    }
+
+    /// Waits (10 s at most) for `process` to end by itself, else stops it (status nil); its
+    /// status and what it wrote on stderr.
+    private func endByItself(_ process: Process, stderr err: Pipe) async -> (status: Int32?, stderr: String) {
         let ended = await waitUntil(timeout: 10) { !process.isRunning }
         if !ended { process.terminate() }
         process.waitUntilExit()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(ended && process.terminationStatus == 1, "\(stderr)")
-        #expect(stderr.contains("user erin was removed"), "\(stderr)")
+        return (ended ? process.terminationStatus : nil, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
     @Test("watch photos of a region that pruning removes ends with status 1 and says why")
@@ -319,12 +325,9 @@ struct CLITests {
         #expect(lines.wait(for: "\"snapshot\"", count: 1))
         try await Task.sleep(nanoseconds: 1_100_000_000)
         #expect(try tool.run(["prune", "--older-than", "1s"]).status == 0)
-        let ended = await waitUntil(timeout: 10) { !process.isRunning }
-        if !ended { process.terminate() }
-        process.waitUntilExit()
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(ended && process.terminationStatus == 1, "\(stderr)")
-        #expect(stderr.contains("has no photos any more"), "\(stderr)")
+        let end = await endByItself(process, stderr: err)
+        #expect(end.status == 1, "\(end.stderr)")
+        #expect(end.stderr.contains("has no photos any more"), "\(end.stderr)")
     }
 
     @Test("watch --json follows other processes' views and favorite moves; its batches rebuild the list")

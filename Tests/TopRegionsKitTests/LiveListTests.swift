@@ -90,8 +90,7 @@ struct LiveListTests {
     func regionListEndsWithItsRegion() async throws {
         let test = try TestGallery()
         _ = try await test.gallery.sync(client: sampleClient())
-        let region = try #require(try test.gallery.topRegions(limit: 1).first)
-        let regionID = try #require(try await test.gallery.store.read { try $0.fetch(RegionRecord.self, where: Key("placeID") == region.placeID).first?.id })
+        let (region, regionID) = try await test.topRegion()
         let list = try test.gallery.liveRegionPhotos(regionID: regionID)
         let ended = Shared(false)
         let reader = Task {

@@ -18,6 +18,13 @@ final class TestGallery {
     }
 
     deinit { gallery.close() }
+
+    /// The first of the top regions, and its row id.
+    func topRegion() async throws -> (summary: RegionSummary, id: Int64) {
+        let region = try #require(try gallery.topRegions(limit: 1).first)
+        let id = try #require(try await gallery.store.read { try $0.fetch(RegionRecord.self, where: Key("placeID") == region.placeID).first?.id })
+        return (region, id)
+    }
 }
 
 func sampleClient() throws -> FlickrClient {
@@ -276,8 +283,7 @@ struct SyncTests {
     func photographersOfOneName() async throws {
         let test = try TestGallery()
         _ = try await test.gallery.sync(client: sampleClient())
-        let region = try #require(try test.gallery.topRegions(limit: 1).first)
-        let regionID = try #require(try await test.gallery.store.read { try $0.fetch(RegionRecord.self, where: Key("placeID") == region.placeID).first?.id })
+        let regionID = try await test.topRegion().id
         try await test.gallery.store.write { transaction in
             try transaction.execute("""
                 UPDATE Photographer SET name = 'Same Name'
