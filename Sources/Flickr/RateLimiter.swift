@@ -16,19 +16,6 @@ public protocol CallLedger: Sendable {
     func reserve(limit: Int, window: TimeInterval) async throws -> TimeInterval?
 }
 
-extension CallLedger {
-    /// `reserve` from `calls` and `record`: right for a ledger only one limiter uses.
-    public func reserve(limit: Int, window: TimeInterval) async throws -> TimeInterval? {
-        let now = Date()
-        let counted = await calls(since: now.addingTimeInterval(-window)).filter { $0 > now.addingTimeInterval(-window) }
-        if counted.count >= limit, let oldest = counted.min() {
-            return max(0.001, oldest.addingTimeInterval(window).timeIntervalSince(now))
-        }
-        await record(now)
-        return nil
-    }
-}
-
 /// A ledger that lives as long as the process.
 public actor InMemoryCallLedger: CallLedger {
     private var dates: [Date] = []
@@ -131,6 +118,10 @@ public actor RateLimiter {
 
     /// Calls counted in the current window (by every limiter sharing the ledger).
     public func callsInWindow() async throws -> Int {
+        await countedInWindow()
+    }
+
+    private func countedInWindow() async -> Int {
         let start = Date().addingTimeInterval(-window)
         return await ledger.calls(since: start).filter { $0 > start }.count
     }
@@ -145,11 +136,10 @@ public actor RateLimiter {
     }
 
     private func loadBudget() async {
-        let now = Date()
-        let counted = await ledger.calls(since: now.addingTimeInterval(-window)).count
+        let counted = await countedInWindow()
         // A restarted process keeps what is left of the window's budget, up to a burst.
         tokens = Double(max(0, min(burst, limit - counted)))
-        lastRefill = now
+        lastRefill = Date()
     }
 
     private func refill(_ now: Date) {

@@ -405,8 +405,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     }
 
     private func apply(_ entry: HistoryEntry) throws {
-        let affected = try plan.affectedIDs(by: entry.changes, shown: ShownKeys(undisplayed: undisplayedKeys, displayed: displayedKeys),
-                                            store: store)
+        let affected = try plan.affectedIDs(by: entry.changes, shown: shownKeys, store: store)
         guard !affected.all.isEmpty else { return }
         for id in affected.all { recordCache.removeValue(forKey: id) }
         let oldSections = sectionList.values
@@ -426,6 +425,9 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         if entry.author != userDrivenAuthor { report(batch, token: lastToken, oldSections: oldSections) }
     }
 
+    /// Which keys the rows show (a change to another key alone is no update).
+    private var shownKeys: ShownKeys { ShownKeys(undisplayed: undisplayedKeys, displayed: displayedKeys) }
+
     /// The rows whose shown content the commits after `token`, through `seen`, changed; nil
     /// (any row may have) when the history no longer has them all.
     private func laterContentChanges(after token: Int64, through seen: Int64) -> Set<Int64>? {
@@ -433,8 +435,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         guard let later = try? store.history(since: token) else { return nil }
         var changed = Set<Int64>()
         for entry in later where entry.token <= seen {
-            let shown = ShownKeys(undisplayed: undisplayedKeys, displayed: displayedKeys)
-            guard let affected = try? plan.affectedIDs(by: entry.changes, shown: shown, store: store) else { return nil }
+            guard let affected = try? plan.affectedIDs(by: entry.changes, shown: shownKeys, store: store) else { return nil }
             changed.formUnion(affected.contentChanged)
         }
         return changed

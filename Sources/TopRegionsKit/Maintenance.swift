@@ -71,16 +71,12 @@ extension Gallery {
     /// other place or no place.
     static func photosAwayFromTheirPlaces(in context: ReadContext) throws -> [String] {
         let rows = try context.rows("""
-            SELECT p.flickrID FROM Photo p LEFT JOIN Place pl ON pl.id = p.place_id
+            SELECT p.flickrID, count(*) OVER () FROM Photo p LEFT JOIN Place pl ON pl.id = p.place_id
             WHERE p.region_id IS NOT (CASE WHEN pl.status = 'resolved' THEN pl.region_id END)
-            ORDER BY p.id LIMIT 6
+            ORDER BY p.id LIMIT 5
             """)
-        guard !rows.isEmpty else { return [] }
-        let total = try context.scalar("""
-            SELECT count(*) FROM Photo p LEFT JOIN Place pl ON pl.id = p.place_id
-            WHERE p.region_id IS NOT (CASE WHEN pl.status = 'resolved' THEN pl.region_id END)
-            """)?.int64 ?? Int64(rows.count)
-        let examples = rows.prefix(5).compactMap { $0[0].string }.joined(separator: ", ")
+        guard let total = rows.first?[1].int64 else { return [] }
+        let examples = rows.compactMap { $0[0].string }.joined(separator: ", ")
         return ["\(total) \(total == 1 ? "photo's region is" : "photos' regions are") not their place's region (\(examples)\(total > 5 ? ", …" : ""))"]
     }
 
