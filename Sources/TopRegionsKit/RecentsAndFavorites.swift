@@ -16,11 +16,26 @@ extension Gallery {
             let userID = try Self.checkedUserID(user, transaction)
             var recent = RecentRecord(lastViewed: date, photoID: photoID, userID: userID)
             try transaction.upsert(&recent, matching: ["user_id", "photo_id"])
-            let overflow = try transaction.fetchIDs(FetchRequest(RecentRecord.self, predicate: Key("user") == userID,
-                                                                 sortDescriptors: [SortKey("lastViewed", ascending: false)],
-                                                                 fetchOffset: Self.recentsLimit))
-            try transaction.delete("Recent", ids: overflow)
+            try transaction.delete("Recent", ids: try Self.recentsOverflow(userID: userID, transaction))
             return date
+        }
+    }
+
+    /// The user's Recents past the 20th shown one, newest first. Hidden ones (their photo's
+    /// region not known) do not take a shown one's place: those newer than the 20th shown
+    /// stay, to come back when their region is known, and the list shows 20 again.
+    private static func recentsOverflow(userID: Int64, _ transaction: Transaction) throws -> [Int64] {
+        var shownRequest = recentsRequest(userID: userID)
+        shownRequest.fetchLimit = nil
+        let shown = Set(try transaction.fetchIDs(shownRequest))
+        guard shown.count > recentsLimit else { return [] }
+        let all = try transaction.fetchIDs(FetchRequest(RecentRecord.self, predicate: Key("user") == userID,
+                                                        sortDescriptors: shownRequest.sortDescriptors))
+        var shownSoFar = 0
+        return all.filter { id in
+            guard shownSoFar < recentsLimit else { return true }
+            if shown.contains(id) { shownSoFar += 1 }
+            return false
         }
     }
 

@@ -165,6 +165,28 @@ struct UserListsTests {
         #expect(orders == [0, 1, 2])
     }
 
+    @Test("A hidden Recent does not take a shown one's place: Recents still shows 20, and the hidden one comes back in its turn")
+    func hiddenRecentsKeepTwentyShown() async throws {
+        let ids = try await photoIDs(22)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        func view(_ index: Int) throws {
+            try test.gallery.recordView(photoID: ids[index], at: start.addingTimeInterval(Double(index)), for: try local)
+        }
+        for index in 0..<20 { try view(index) }
+        let region = try #require(try await test.gallery.store.read { try $0.fetchOne(PhotoRecord.self, id: ids[19]) }?.regionID)
+        try await test.gallery.store.write { try $0.execute("UPDATE Photo SET region_id = NULL WHERE id = ?", [.integer(ids[19])]) }
+        try view(20)
+        let shownAfterOne = try test.gallery.recents(for: try local).compactMap(\.photo.id)
+        #expect(shownAfterOne == [ids[20]] + ids[0..<19].reversed(), "20 shown: the hidden one pushed nothing out")
+        try view(21)
+        #expect(try test.gallery.recents(for: try local).compactMap(\.photo.id) == [ids[21], ids[20]] + ids[1..<19].reversed())
+        try await test.gallery.store.write { try $0.execute("UPDATE Photo SET region_id = ? WHERE id = ?", [.integer(region), .integer(ids[19])]) }
+        let back = try test.gallery.recents(for: try local).compactMap(\.photo.id)
+        #expect(back == [ids[21], ids[20], ids[19]] + ids[2..<19].reversed(), "the hidden one is back at its time; still 20")
+        let stored = try await test.gallery.store.read { try $0.count(FetchRequest(RecentRecord.self)) }
+        #expect(stored == 21, "the hidden one was kept beside the 20 shown")
+    }
+
     @Test("Thumbnails download once, then come from the store; concurrent requests share one download")
     func thumbnails() async throws {
         let server = try FlickrTestServer()
