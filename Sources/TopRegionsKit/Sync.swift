@@ -238,8 +238,8 @@ extension Gallery {
         result.seconds = options.now().timeIntervalSince(started)
         try await record(result, run: run, newestUpload: result.outcome == .failed ? previousNewest : newestUpload,
                          finished: options.now())
-        // A pass stopped by its caller (a daemon told to stop) says so, after its record.
-        if Task.isCancelled { throw CancellationError() }
+        // A pass stopped by its caller (a process told to stop) says so, after its record.
+        if Task.isCancelled { throw SyncStopped(result: result) }
         return result
     }
 
@@ -258,6 +258,10 @@ extension Gallery {
     /// A pass's failure, with whether it may pass and what to do.
     static func failure(_ error: Error, client: FlickrClient) -> SyncFailure {
         let host = client.configuration.endpoint.host
+        if error is CancellationError {
+            return SyncFailure(isTemporary: true, message: "cancelled: the process was told to stop", source: nil,
+                               hint: "run it again: the next pass reads on from what this one stored")
+        }
         if let error = error as? FlickrError {
             switch error.kind {
             case .api(100):
@@ -360,6 +364,14 @@ extension Gallery {
             return ((Date(timeIntervalSince1970: try row.double("startedAt")), row.optionalDouble("newestUpload").map(Date.init(timeIntervalSince1970:))),
                     latestFailed)
         }
+    }
+
+    /// Thrown by a pass whose task was cancelled, after it recorded `result` (failed,
+    /// cancelled, with what it stored and the calls it made). A cancellation before the pass
+    /// began (while it waited for the sync lock) is a `CancellationError`.
+    public struct SyncStopped: Error, CustomStringConvertible {
+        public let result: SyncResult
+        public var description: String { result.error ?? "cancelled: the process was told to stop" }
     }
 
     /// Why a pass's `SyncRun` row says `failed` until the pass records its result: a

@@ -272,17 +272,7 @@ struct CLITests {
         let (process, _, err) = try tool.process(["daemon", "--interval", "1h", "--endpoint", server.endpoint.absoluteString,
                                                   "--rate-limit", "none", "--pages", "1", "--per-page", "100"])
         let log = LogReader(err)
-        let asking = await waitUntil(timeout: 30) {
-            let semaphore = DispatchSemaphore(value: 0)
-            nonisolated(unsafe) var seen = false
-            Task {
-                seen = ((try? await server.requests()) ?? []).contains { $0.method == "flickr.places.getInfo" }
-                semaphore.signal()
-            }
-            semaphore.wait()
-            return seen
-        }
-        #expect(asking, "\(log.text)")
+        #expect(await waitForRequest(server, method: "flickr.places.getInfo"), "\(log.text)")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
@@ -290,6 +280,46 @@ struct CLITests {
         let last = try #require(status["lastSync"] as? [String: Any])
         #expect(last["result"] as? String == "failed", "\(last)")
         #expect((last["error"] as? String)?.contains("cancelled") == true, "\(last)")
+    }
+
+    @Test("sync stopped by SIGTERM records its pass (what it stored, its calls) and exits 75")
+    func syncStoppedBySIGTERM() async throws {
+        let server = try FlickrTestServer()
+        try await server.addFault(["method": "flickr.places.getInfo", "delay": 20, "times": -1])
+        let tool = try Tool()
+        let (process, out, err) = try tool.process(["sync", "--json", "--endpoint", server.endpoint.absoluteString,
+                                                    "--rate-limit", "none", "--pages", "1", "--per-page", "100"])
+        let asking = await waitForRequest(server, method: "flickr.places.getInfo")
+        kill(process.processIdentifier, SIGTERM)
+        let stopped = await waitUntil(timeout: 10) { !process.isRunning }
+        if !stopped { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(asking && stopped && process.terminationStatus == 75, "\(stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: out.fileHandleForReading.readDataToEndOfFile()) as? [String: Any])
+        let calls = try await server.requests().filter { $0.method != nil }.count
+        #expect(report["result"] as? String == "failed", "\(report)")
+        #expect(report["calls"] as? Int == calls && calls >= 2, "the page and the place lookups begun: \(report)")
+        #expect((report["photos"] as? [String: Any])?["new"] as? Int ?? 0 > 0, "\(report)")
+        #expect((report["error"] as? [String: Any])?["kind"] as? String == "temporary", "\(report)")
+        let status = try #require(try tool.run(["status", "--json"]).json as? [String: Any])
+        let last = try #require(status["lastSync"] as? [String: Any])
+        #expect(last["finishedAt"] is String && last["calls"] as? Int == calls, "\(last)")
+        #expect((last["error"] as? String)?.contains("cancelled") == true, "\(last)")
+    }
+
+    /// Waits (30 s at most) until the test server has been asked `method`.
+    private func waitForRequest(_ server: FlickrTestServer, method: String) async -> Bool {
+        await waitUntil(timeout: 30) {
+            let semaphore = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var seen = false
+            Task {
+                seen = ((try? await server.requests()) ?? []).contains { $0.method == method }
+                semaphore.signal()
+            }
+            semaphore.wait()
+            return seen
+        }
     }
 
     @Test("watch of a user's list ends (status 1) when another process removes the user")

@@ -204,6 +204,10 @@ extension Commands {
                 ("seconds", DaemonLog.seconds(result.seconds))] + (result.error.map { [("error", $0)] } ?? []))
             for record in result.skippedRecords { log("warning", "skipped-record", [("record", record)]) }
             return result.outcome == .failed
+        } catch let stopped as Gallery.SyncStopped {
+            log("info", "sync-cancelled", [("calls", stopped.result.calls), ("photos_new", stopped.result.photosNew),
+                                           ("seconds", DaemonLog.seconds(stopped.result.seconds))])
+            return nil
         } catch is CancellationError {
             log("info", "sync-cancelled")
             return nil

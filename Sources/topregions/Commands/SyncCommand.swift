@@ -89,7 +89,7 @@ extension Commands {
         options: SourceOptions.all,
         examples: [Example(arguments: ["sync"], explanation: "sync the bundled SampleData (no key, no network)"),
                    Example(arguments: ["sync", "--json", "--pages", "2"], explanation: "read at most two pages; the result as JSON")],
-        discussion: "Exit status 75 when another sync holds the store, or the source failed for a reason that may pass (try again later); 1 for a failure that will not."
+        discussion: "Exit status 75 when another sync holds the store, the source failed for a reason that may pass, or the pass was stopped by SIGTERM, SIGINT or SIGHUP after recording what it stored (try again later); 1 for a failure that will not."
     ) { invocation in
         // With --json, a pass that cannot start still answers with the report's shape.
         do {
@@ -111,7 +111,17 @@ extension Commands {
         var passOptions = options
         passOptions.progress = { progress.update($0) }
         if progress.isShown { output.diagnostic("syncing from \(source.name)…") }
-        let result = try await gallery.sync(from: source, options: passOptions)
+        let pass = Task { try await gallery.sync(from: source, options: passOptions) }
+        // SIGTERM, SIGINT or SIGHUP stop the pass, which first records what it stored and the
+        // calls it made, and reports them as a failure that may pass (exit 75).
+        let signals = SignalEvents { _ in pass.cancel() }
+        let result: SyncResult
+        do {
+            result = try await pass.value
+        } catch let stopped as Gallery.SyncStopped {
+            result = stopped.result
+        }
+        withExtendedLifetime(signals) {}
         progress.finish()
         if output.json {
             try output.emit(SyncReport(result))
