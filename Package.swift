@@ -21,7 +21,9 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "Store", dependencies: ["CSQLite"]),
+        // _FoundationICU: the toolchain's ICU (inside Foundation), whose collator orders
+        // the `localizedStandard` collation.
+        .target(name: "Store", dependencies: ["CSQLite"], linkerSettings: [.linkedLibrary("_FoundationICU")]),
         // libpq, Debian's libpq-dev: the client of PostgreSQL stores.
         .systemLibrary(
             name: "CPostgreSQL",

@@ -4,37 +4,35 @@ extension Collation {
     /// Compares two strings as SQL does under this collation, so that code holding sort
     /// keys in memory (a results controller placing a changed row) agrees with ORDER BY.
     ///
-    /// Foundation's `localizedStandardCompare` and `caseInsensitiveCompare` are not always
-    /// antisymmetric on Linux (for example `"aΩm"` against `"åωm"` is `orderedDescending`
-    /// both ways round), and a SQLite collation must be. So the two strings are always
-    /// compared in one direction, the byte-wise smaller first, and the result flipped when
-    /// the arguments came the other way. Wherever Foundation is consistent this is exactly
-    /// Foundation's answer. Strings whose first difference lies in printable ASCII are
-    /// ordered without Foundation (`LocalizedStandardASCII`), to the same answer.
+    /// `localizedStandard` is ICU's collation with numbers as numbers, then the bytes
+    /// (`LocalizedStandardOrder`): a total order, Finder-like as `localizedStandardCompare`.
+    /// Strings whose first difference lies in printable ASCII are ordered without ICU
+    /// (`LocalizedStandardASCII`), to the same answer.
     ///
-    /// `localizedStandard` is `localizedStandardCompare` in the locale `en_001`, named
-    /// rather than taken from `Locale.current`: an index stays ordered only while every
-    /// process that writes the file orders alike. Foundation on Linux reports `en_001` as
-    /// the current locale whatever `LANG` says today, so this is the order stores have
-    /// always had; a Foundation that followed `LANG` would otherwise give a daemon and a
-    /// shell two orders for one file.
+    /// `caseInsensitive` is Foundation's `caseInsensitiveCompare`, which is not always
+    /// antisymmetric on Linux, and a SQLite collation must be. So the two strings are
+    /// always compared in one direction, the byte-wise smaller first, and the result
+    /// flipped when the arguments came the other way.
     public func compare(_ left: String, _ right: String) -> ComparisonResult {
         switch self {
         case .binary:
             return Self.bytewise(left, right)
-        case .caseInsensitive, .localizedStandard:
+        case .localizedStandard:
+            var left = left
+            var right = right
+            return left.withUTF8 { leftBytes in right.withUTF8 { rightBytes in compare(leftBytes, rightBytes) } }
+        case .caseInsensitive:
             let bytewise = Self.bytewise(left, right)
             if bytewise == .orderedSame { return .orderedSame }
-            if self == .localizedStandard, let order = Self.localizedStandardASCII(left, right) { return order }
-            return Self.oriented(left, right, bytewise, foundationOrder)
+            return Self.oriented(left, right, bytewise) { $0.caseInsensitiveCompare($1) }
         }
     }
 
-    /// Foundation's order of two strings that differ, `first` the byte-wise smaller.
-    private func foundationOrder(_ first: String, _ second: String) -> ComparisonResult {
-        self == .localizedStandard
-            ? first.compare(second, options: Self.localizedStandardOptions, range: nil, locale: Self.localizedStandardLocale)
-            : first.caseInsensitiveCompare(second)
+    /// The `localizedStandard` order as bytes: keys compare byte-wise (a shorter key first on
+    /// a common beginning) as `compare` orders the strings, for a store that sorts by a
+    /// stored key instead of calling Swift.
+    public static func localizedStandardSortKey(_ text: String) -> [UInt8] {
+        LocalizedStandardOrder.sortKey(text)
     }
 
     /// `order` asked with the byte-wise smaller argument first (`bytewise` is the arguments'
@@ -44,33 +42,37 @@ extension Collation {
         bytewise == .orderedAscending ? order(left, right) : order(right, left).reversed
     }
 
-    /// The locale of the `localizedStandard` order (see `compare`).
+    /// The locale of the `localizedStandard` order (ICU's root order: see `LocalizedStandardOrder`).
     public static let localizedStandardLocale = Locale(identifier: "en_001")
-    /// What `localizedStandardCompare` is made of.
-    public static let localizedStandardOptions: String.CompareOptions = [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering]
 
-    /// The same comparison on UTF-8 bytes as SQLite hands them to a collation; what goes to
-    /// Foundation is looked up in `memo` first, and kept there.
+    /// The same comparison on UTF-8 bytes as SQLite hands them to a collation. What goes to
+    /// Foundation (`caseInsensitive`) is looked up in `memo` first, and kept there; ICU's
+    /// comparison (`localizedStandard`) costs less than a look-up.
     func compare(_ left: UnsafeRawPointer?, _ leftCount: Int, _ right: UnsafeRawPointer?, _ rightCount: Int,
                  memo: CollationMemo? = nil) -> ComparisonResult {
         let leftBytes = UnsafeBufferPointer(start: left?.assumingMemoryBound(to: UInt8.self), count: left == nil ? 0 : leftCount)
         let rightBytes = UnsafeBufferPointer(start: right?.assumingMemoryBound(to: UInt8.self), count: right == nil ? 0 : rightCount)
-        if self == .localizedStandard, let order = LocalizedStandardASCII.compare(leftBytes, rightBytes) {
-            return order
-        }
-        let bytewise = Self.bytewise(leftBytes, rightBytes)
-        if bytewise == .orderedSame || self == .binary { return bytewise }
-        // Kept byte-wise smaller first, as Foundation is asked: one entry serves both orders.
-        return Self.oriented(leftBytes, rightBytes, bytewise) { first, second in
-            let ask = { foundationOrder(Self.string(first), Self.string(second)) }
-            return memo?.result(first, second, compare: ask) ?? ask()
+        switch self {
+        case .binary:
+            return Self.bytewise(leftBytes, rightBytes)
+        case .localizedStandard:
+            return compare(leftBytes, rightBytes)
+        case .caseInsensitive:
+            let bytewise = Self.bytewise(leftBytes, rightBytes)
+            if bytewise == .orderedSame { return bytewise }
+            // Kept byte-wise smaller first: one entry serves both orders.
+            return Self.oriented(leftBytes, rightBytes, bytewise) { first, second in
+                let ask = { Self.string(first).caseInsensitiveCompare(Self.string(second)) }
+                return memo?.result(first, second, compare: ask) ?? ask()
+            }
         }
     }
 
-    private static func localizedStandardASCII(_ left: String, _ right: String) -> ComparisonResult? {
-        var left = left
-        var right = right
-        return left.withUTF8 { leftBytes in right.withUTF8 { rightBytes in LocalizedStandardASCII.compare(leftBytes, rightBytes) } }
+    /// `localizedStandard` on UTF-8 bytes, without a memo.
+    private func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
+        if let order = LocalizedStandardASCII.compare(left, right) { return order }
+        if Self.bytewise(left, right) == .orderedSame { return .orderedSame }
+        return LocalizedStandardOrder.compare(left, right)
     }
 
     private static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

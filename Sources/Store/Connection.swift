@@ -30,7 +30,7 @@ final class Connection {
         Self.keepSorterOnOneThread(handle)
     }
 
-    /// The collations' memos belong to this connection and are not thread-safe. With helper
+    /// The `caseInsensitive` collation's memo belongs to this connection and is not thread-safe. With helper
     /// threads (`PRAGMA threads` above 0), SQLite's sorter would call them from several
     /// threads at once, building an index or sorting without one: so none, whatever SQLite
     /// was built to start with, and a statement that asks for some is refused when prepared

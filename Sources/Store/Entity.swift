@@ -16,8 +16,9 @@ public enum Collation: String, Sendable {
     case binary = "BINARY"
     /// `String.caseInsensitiveCompare`, for all of Unicode.
     case caseInsensitive = "caseInsensitive"
-    /// `String.localizedStandardCompare` (in the locale `en_001`, whatever the process's):
-    /// Finder-like, case-insensitive, numbers as numbers.
+    /// Finder-like, as `String.localizedStandardCompare`: case-insensitive, numbers as
+    /// numbers; ICU's collation, a total order whatever the process's locale (see
+    /// `Collation.compare`).
     case localizedStandard = "localizedStandard"
 }
 

@@ -1,26 +1,24 @@
 import Foundation
 
 /// The `localizedStandard` order of two strings whose first difference lies in printable
-/// ASCII (after an identical beginning, in any script), computed here instead of by
-/// Foundation.
+/// ASCII (after an identical beginning, in any script), computed here instead of by ICU.
 ///
-/// On Linux, `localizedStandardCompare` goes through CoreFoundation to an ICU collator and
-/// is slow, and an index ordered by it makes every insert pay for one call per B-tree level. For
+/// ICU's comparison costs about 60 ns for short titles, and an index ordered by it pays one
+/// per B-tree level on every insert; this answers most pairs of titles in a fraction. For
 /// printable ASCII (0x20–0x7E) the order is ICU's root order with numeric collation and
 /// case ignored at the first level: space and punctuation in ICU's order, then digits, then
 /// letters regardless of case, and every run of digits compared by its numeric value
 /// (leading zeros ignored). A byte-identical beginning that ends on an ASCII non-digit is
 /// skipped: it weighs the same on both sides. When both strings are then printable ASCII
-/// up to their first
-/// difference at that level, and an ASCII byte (or the end) follows the differing
-/// characters, that difference decides, whatever comes after. Everything else returns nil
-/// and is left to Foundation: a difference in case or leading zeros only (Foundation breaks
-/// those ties its own way), any non-ASCII or control byte before the difference, and a
+/// up to their first difference at that level, and an ASCII byte (or the end) follows the
+/// differing characters, that difference decides, whatever comes after. Everything else
+/// returns nil and is left to ICU (`LocalizedStandardOrder`): a difference in case or
+/// leading zeros only, any non-ASCII or control byte before the difference, and a
 /// non-ASCII byte right after it (a combining mark, or a digit of another script that would
 /// continue a number, can change the character it follows).
 ///
-/// `LocalizedStandardASCIITests` checks this against Foundation on generated pairs, with
-/// and without non-ASCII text after the difference.
+/// `LocalizedStandardASCIITests` checks this against ICU's sort keys on generated pairs,
+/// with and without non-ASCII text after the difference.
 enum LocalizedStandardASCII {
     /// ICU's root order of the printable ASCII punctuation and symbols, space first.
     private static let punctuationOrder = Array(" _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$".utf8)
@@ -38,7 +36,7 @@ enum LocalizedStandardASCII {
         return weights
     }()
 
-    /// Digit runs longer than this are left to Foundation (ICU splits very long numbers).
+    /// Digit runs longer than this are left to ICU (which splits very long numbers).
     private static let longestNumber = 200
 
     static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> ComparisonResult? {

@@ -5,7 +5,20 @@ public struct Migrator: Sendable {
     /// One migration: changes the schema or data inside the transaction it is given.
     public typealias Migration = @Sendable (Transaction) throws -> Void
 
-    private(set) var migrations: [(name: String, body: Migration)] = []
+    private var registered: [(name: String, body: Migration)] = []
+
+    /// The program's migrations, then the store's own.
+    var migrations: [(name: String, body: Migration)] { registered + Self.storeMigrations }
+
+    /// Migrations of the store itself, applied to every store after the program's.
+    static let storeMigrations: [(name: String, body: Migration)] = [
+        // The `localizedStandard` collation became ICU's total order (it was Foundation's
+        // `localizedStandardCompare`, which is not transitive): indexes built in the old
+        // order are rebuilt in the new one.
+        ("store.v1.localized-standard-icu-order", { transaction in
+            try transaction.execute("REINDEX \"\(SQLFunctions.localizedStandardCollation)\"")
+        }),
+    ]
 
     /// A migrator with no migrations.
     public init() {}
@@ -14,7 +27,7 @@ public struct Migrator: Sendable {
     /// application.
     public mutating func register(_ name: String, _ body: @escaping Migration) {
         precondition(!migrations.contains { $0.name == name }, "Migration \(name) is registered twice")
-        migrations.append((name, body))
+        registered.append((name, body))
     }
 
     /// A migrator that creates the tables of these entities in one migration named `name`.

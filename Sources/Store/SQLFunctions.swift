@@ -7,8 +7,8 @@ import Foundation
 /// A file whose indexes use these collations needs them registered to be written to by
 /// other tools (the `sqlite3` shell can still read it).
 enum SQLFunctions {
-    /// Orders as `String.localizedStandardCompare` (Finder-like: case-insensitive,
-    /// numbers compared as numbers).
+    /// Orders as the Finder does (case-insensitive, numbers compared as numbers): ICU's
+    /// collation, a total order (`LocalizedStandardOrder`).
     static let localizedStandardCollation = "localizedStandard"
     /// Orders as `String.caseInsensitiveCompare`, for all of Unicode (SQLite's NOCASE
     /// folds ASCII only).
@@ -18,12 +18,12 @@ enum SQLFunctions {
     static let foldFunction = "store_fold"
 
     static func register(on handle: OpaquePointer) {
-        // Each collation of each connection has a memo of its own, released by SQLite
-        // (xDestroy) when the connection closes.
-        registerCollation(localizedStandardCollation, on: handle) { context, count1, bytes1, count2, bytes2 in
-            SQLFunctions.order(Collation.localizedStandard.compare(bytes1, Int(count1), bytes2, Int(count2), memo: SQLFunctions.memo(context)))
-        }
-        registerCollation(caseInsensitiveCollation, on: handle) { context, count1, bytes1, count2, bytes2 in
+        sqlite3_create_collation_v2(handle, localizedStandardCollation, SQLITE_UTF8, nil, { _, count1, bytes1, count2, bytes2 in
+            SQLFunctions.order(Collation.localizedStandard.compare(bytes1, Int(count1), bytes2, Int(count2)))
+        }, nil)
+        // Foundation's comparison is slow: each connection's collation has a memo of its
+        // own, released by SQLite (xDestroy) when the connection closes.
+        registerMemoizedCollation(caseInsensitiveCollation, on: handle) { context, count1, bytes1, count2, bytes2 in
             SQLFunctions.order(Collation.caseInsensitive.compare(bytes1, Int(count1), bytes2, Int(count2), memo: SQLFunctions.memo(context)))
         }
         sqlite3_create_function_v2(handle, foldFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, { context, _, arguments in
@@ -45,7 +45,7 @@ enum SQLFunctions {
 
     private typealias CollationFunction = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32
 
-    private static func registerCollation(_ name: String, on handle: OpaquePointer, _ compare: CollationFunction) {
+    private static func registerMemoizedCollation(_ name: String, on handle: OpaquePointer, _ compare: CollationFunction) {
         let memo = Unmanaged.passRetained(CollationMemo()).toOpaque()
         let result = sqlite3_create_collation_v2(handle, name, SQLITE_UTF8, memo, compare) { context in
             context.map { Unmanaged<CollationMemo>.fromOpaque($0).release() }

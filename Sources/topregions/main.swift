@@ -2,7 +2,7 @@
 import Foundation
 import TopRegionsKit
 
-let version = "0.2.0"
+let version = "0.3.0"
 
 /// Prints the message (and, for a usage error, the usage line) on stderr and exits.
 func fail(_ message: String, code: Int32, usageHint: String? = nil) -> Never {

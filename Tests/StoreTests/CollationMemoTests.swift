@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("The collation's memo of Foundation's answers")
+@Suite("The caseInsensitive collation's memo of Foundation's answers")
 struct CollationMemoTests {
     /// Asks `memo` about `left` and `right`, answering `answer` when it has to compute;
     /// returns the memo's result and whether it computed.
@@ -77,9 +77,9 @@ struct CollationMemoTests {
         try store.read { context in
             for round in 0..<3 {
                 for (left, right) in pairs {
-                    let row = try context.rows("SELECT (? COLLATE localizedStandard) < ?, (? COLLATE localizedStandard) < ?",
+                    let row = try context.rows("SELECT (? COLLATE caseInsensitive) < ?, (? COLLATE caseInsensitive) < ?",
                                                [.text(left), .text(right), .text(right), .text(left)])[0]
-                    let expected = Collation.localizedStandard.compare(left, right)
+                    let expected = Collation.caseInsensitive.compare(left, right)
                     let leftFirst = row[0].int64 == 1, rightFirst = row[1].int64 == 1
                     if leftFirst != (expected == .orderedAscending) || rightFirst != (expected == .orderedDescending) {
                         disagreements.append("round \(round): \(left.debugDescription) vs \(right.debugDescription)")

@@ -34,7 +34,50 @@ struct StoreOpeningTests {
         let regions = try store.read { try $0.fetch(Region.self) }
         #expect(regions.map(\.name) == ["Limburg"])
         let applied = try store.read { try $0.rows("SELECT name FROM store_migrations").compactMap { $0[0].string } }
-        #expect(applied == ["testSchema.v1"])
+        #expect(Set(applied) == ["testSchema.v1", "store.v1.localized-standard-icu-order"], "the program's migrations and the store's")
+    }
+
+    @Test("A store whose localizedStandard indexes were built in another order is re-indexed once, on opening")
+    func reindexedForTheCollationOrder() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("older.sqlite")
+        let titles = ["IMG 10", "img 2", "Zebra", "apple", "\u{E9}clair", "11", "\u{FF11}1", "1\u{FF12}"] + (0..<200).map { "Photo \($0)" }
+        do {
+            let store = try TestSchema.openStore(at: path)
+            try store.write { transaction in
+                for (index, title) in titles.enumerated() { try transaction.inserted(Photo(flickrID: "\(index)", title: title)) }
+            }
+            store.close()
+        }
+        // An index ordered by another `localizedStandard` (here bytes reversed), as a store
+        // from before the collation's order changed has, and that store's migrations.
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw StoreError(.sqlite, "open failed") }
+        sqlite3_create_collation_v2(handle, "localizedStandard", SQLITE_UTF8, nil, { _, leftCount, left, rightCount, right in
+            let common = Int(min(leftCount, rightCount))
+            guard common > 0, let left, let right else { return rightCount - leftCount }
+            let order = memcmp(left, right, common)
+            return order != 0 ? -order : rightCount - leftCount
+        }, nil)
+        #expect(sqlite3_exec(handle, "REINDEX localizedStandard; DELETE FROM store_migrations WHERE name LIKE 'store.%'", nil, nil, nil) == SQLITE_OK)
+        sqlite3_close(handle)
+        handle = nil
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw StoreError(.sqlite, "open failed") }
+        Store.registerFunctions(on: handle!)
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(handle, "PRAGMA integrity_check", -1, &statement, nil)
+        var before: [String] = []
+        while sqlite3_step(statement) == SQLITE_ROW { before.append(String(cString: sqlite3_column_text(statement, 0))) }
+        sqlite3_finalize(statement)
+        sqlite3_close(handle)
+        #expect(before != ["ok"], "the index is out of this program's order before the migration")
+
+        let store = try TestSchema.openStore(at: path)
+        #expect(try store.read { try $0.rows("PRAGMA integrity_check").compactMap { $0[0].string } } == ["ok"])
+        let ordered = try store.read { try $0.rows("SELECT title FROM Photo INDEXED BY photo_title ORDER BY title COLLATE localizedStandard").compactMap { $0[0].string } }
+        #expect(ordered == titles.sorted { Collation.localizedStandard.compare($0, $1) == .orderedAscending })
+        let applied = try store.read { try $0.rows("SELECT name FROM store_migrations ORDER BY rowid").compactMap { $0[0].string } }
+        #expect(applied == ["testSchema.v1", "store.v1.localized-standard-icu-order"])
     }
 
     @Test("Another program's SQLite database is refused and left untouched, whether or not the store may be created")
@@ -67,7 +110,7 @@ struct StoreOpeningTests {
         #expect(error?.kind == .notFound)
         #expect((try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue == 0)
         let store = try TestSchema.openStore(at: path)
-        #expect(try store.read { try $0.rows("SELECT name FROM store_migrations").count } == 1)
+        #expect(try store.read { try $0.rows("SELECT name FROM store_migrations").count } == 2)
     }
 
     @Test("A file that is not a SQLite database is refused and left untouched")
@@ -177,7 +220,7 @@ struct StoreOpeningTests {
         }
         #expect(tables == ["A"], "table B of the failed migration must have been rolled back")
         let applied = try store.read { try $0.rows("SELECT name FROM store_migrations ORDER BY rowid").compactMap { $0[0].string } }
-        #expect(applied == ["one", "two"])
+        #expect(applied == ["one", "two", "store.v1.localized-standard-icu-order"], "the store's own after the program's")
     }
 
     @Test("A foreign key gets its own index only when no declared index leads with it")
