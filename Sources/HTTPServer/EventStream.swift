@@ -5,14 +5,18 @@ import Foundation
 /// sent as they come, and the connection waits, suspended, without polling, while there are
 /// none.
 ///
-/// A stream holds at most `maximumBufferedBytes` unsent: a client that reads slower than
-/// the stream is written has its stream ended (an event cut short at the end of a stream is
-/// discarded by EventSource), and may reconnect to catch up.
+/// A write is refused, and the stream ended, when more than `maximumBufferedBytes` are still
+/// unsent from earlier writes: a client that reads slower than the stream is written has its
+/// stream ended (an event cut short at the end of a stream is discarded by EventSource), and
+/// may reconnect to catch up. A client that has caught up takes one write of any size (a
+/// snapshot of a long list), so the stream holds at most the limit plus one write.
 ///
 /// `@unchecked Sendable`: every mutable property is guarded by `lock`.
 public final class EventStream: @unchecked Sendable {
     private let lock = NSLock()
+    /// Bytes written, of which those before `pendingStart` are sent.
     private var pending: [UInt8] = []
+    private var pendingStart = 0
     private var sent = 0
     private var finished = false
     private var closed = false
@@ -33,11 +37,17 @@ public final class EventStream: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !finished, !closed else { return false }
-        guard pending.count + bytes.count <= maximumBufferedBytes else {
+        guard pending.count - pendingStart <= maximumBufferedBytes else {
             pending.removeAll()
+            pendingStart = 0
             finished = true
             wakeLocked()
             return false
+        }
+        // Dropping what was sent only now and then keeps reading a long write linear.
+        if pendingStart > 0, pendingStart >= pending.count / 2 {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
         }
         pending.append(contentsOf: bytes)
         wakeLocked()
@@ -91,13 +101,19 @@ public final class EventStream: @unchecked Sendable {
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        if !pending.isEmpty {
-            let count = min(capacity, pending.count)
+        let unsent = pending.count - pendingStart
+        if unsent > 0 {
+            let count = min(capacity, unsent)
             pending.withUnsafeBytes { bytes in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress!, byteCount: count)
+                guard let base = bytes.baseAddress else { return }
+                UnsafeMutableRawPointer(buffer).copyMemory(from: base + pendingStart, byteCount: count)
             }
+            pendingStart += count
             // An idle stream keeps no buffer: 10,000 subscribers would each hold a snapshot's worth.
-            if count == pending.count { pending = [] } else { pending.removeFirst(count) }
+            if pendingStart == pending.count {
+                pending = []
+                pendingStart = 0
+            }
             sent += count
             return count
         }
@@ -118,6 +134,7 @@ public final class EventStream: @unchecked Sendable {
         closed = true
         finished = true
         pending.removeAll()
+        pendingStart = 0
         connection = nil
         let handlers = closeHandlers
         closeHandlers.removeAll()

@@ -161,7 +161,7 @@ class EventStream:
         fields = {}
         try:
             while True:
-                line = self.response.fp.readline()
+                line = self.response.readline()
                 if not line:
                     break
                 line = line.decode("utf-8").rstrip("\n")

@@ -3,6 +3,7 @@ HTTP. Run by scripts/test; alone: python3 -m unittest discover -s Tests/HTTP -v
 """
 
 import fcntl
+import http.client
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 import unittest
@@ -610,6 +612,54 @@ class LiveListTests(ServedGallery):
                 break
             time.sleep(0.25)
         self.assertEqual(again.status, 200, "the closed stream's slot was given back")
+
+
+class LargeListTests(unittest.TestCase):
+    """A list whose snapshot, or one batch, is larger than a stream's 1 MiB of backlog."""
+
+    def test_a_list_of_megabytes_streams_whole_to_a_client_that_reads(self):
+        workspace = Workspace()
+        self.addCleanup(workspace.close)
+        flickr = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "Fixtures", "FlickrServer", "flickr_server.py"),
+                                   "--data", os.path.join(ROOT, "SampleData")], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(flickr.wait, 10)
+        self.addCleanup(flickr.terminate)
+        port = int(flickr.stdout.readline().split()[1])
+        with open(os.path.join(ROOT, "SampleData", "json", "flickr.photos.search", "page-0001.json")) as file:
+            base = next(photo for photo in json.load(file)["photos"]["photo"] if photo.get("place_id"))
+        region = workspace.json("photo", base["id"])["regionID"]
+        # 4,500 photos at that photo's place, about 1.8 MB as a list.
+        extra = [dict(base, id=str(73_000_000_000 + index), title=f"Sunset over the old harbour, evening walk {index} " + "·" * 40,
+                      owner=f"{index}@N11", ownername=f"Photographer {index}", dateupload=str(int(time.time()) - 60))
+                 for index in range(4_500)]
+        fault = json.dumps({"method": "flickr.photos.search", "page": "1", "extra_photos": extra, "times": -1}).encode()
+        control = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        control.request("POST", "/_control/faults", body=fault, headers={"Content-Type": "application/json"})
+        answer = control.getresponse()
+        answer.read()
+        control.close()
+        self.assertLess(answer.status, 300, "the test server took the extra photos")
+
+        server = Server(workspace)
+        self.addCleanup(server.stop)
+        before = EventStream(server, f"/api/regions/{region}/photos/changes")
+        self.addCleanup(before.close)
+        self.assertTrue(before.wait_for(lambda events: len(events) >= 1))
+        synced = workspace.run("sync", "--endpoint", f"http://127.0.0.1:{port}/services/rest/", "--api-key", "k",
+                               "--rate-limit", "none", "--pages", "1", "--per-page", "500", "--json", check=True)
+        self.assertEqual(json.loads(synced.stdout)["photos"]["new"], 4_500, synced.stdout[:300])
+        status, _, body = server.request("GET", f"/api/regions/{region}/photos")
+        self.assertEqual(status, 200)
+        self.assertGreater(len(body), 1 << 20, "the list is larger than a stream's backlog")
+        wanted = json.loads(body)
+        reached = before.wait_for(lambda events: table_from(events).rows() == wanted, timeout=30)
+        self.assertTrue(reached, f"a batch of more than 1 MiB reaches a client that reads: {len(before.events)} events, "
+                                 f"ended {before.ended.is_set()}, {len(table_from(before.events).rows())} rows of {len(wanted)}; "
+                                 f"{server.log_text()[-800:]}")
+        fresh = EventStream(server, f"/api/regions/{region}/photos/changes")
+        self.addCleanup(fresh.close)
+        self.assertTrue(fresh.wait_for(lambda events: len(events) >= 1, timeout=30), "a snapshot of more than 1 MiB is sent")
+        self.assertEqual(table_from(fresh.events).rows(), wanted)
 
 
 class LifecycleTests(unittest.TestCase):
