@@ -22,6 +22,19 @@ enum LooseValue {
         return nonEmptyString(value)
     }
 
+    /// The longest Flickr id kept (Flickr's own are under 20 characters).
+    static let longestFlickrID = 128
+
+    /// A Flickr id other than a photo's (an owner's NSID, a place id, a WOE id): printable
+    /// ASCII without spaces, at most `longestFlickrID` bytes, as all of Flickr's are. Text
+    /// that is not (letters of other scripts, so canonically equal forms of one id) is no
+    /// id: two ids are one only when their bytes are.
+    static func flickrID(_ value: JSONValue?) -> String? {
+        guard let text = identifier(value), text.utf8.count <= longestFlickrID,
+              text.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return text
+    }
+
     /// A string that is present and not empty.
     static func nonEmptyString(_ value: JSONValue?) -> String? {
         guard let text = string(value), !text.isEmpty else { return nil }
@@ -87,8 +100,11 @@ enum FlickrFields {
         guard FlickrPhoto.isValidID(id) else {
             return .failure(SkippedRecord(page: page, index: index, reason: "photo \(index + 1) has an id that is not a Flickr photo id (1 to 32 digits)"))
         }
-        guard let owner = LooseValue.nonEmptyString(fields["owner"]) else {
-            return .failure(SkippedRecord(page: page, index: index, reason: "photo \(id) has no owner"))
+        guard let owner = LooseValue.flickrID(fields["owner"]) else {
+            let reason = LooseValue.nonEmptyString(fields["owner"]) == nil
+                ? "photo \(id) has no owner"
+                : "photo \(id) has an owner id that is not a Flickr id (printable ASCII, at most \(LooseValue.longestFlickrID) characters)"
+            return .failure(SkippedRecord(page: page, index: index, reason: reason))
         }
         return .success(FlickrPhoto(id: id, owner: owner, ownerName: LooseValue.text(fields["ownername"]).flatMap { $0.isEmpty ? nil : $0 },
                            secret: LooseValue.nonEmptyString(fields["secret"]), server: LooseValue.nonEmptyString(fields["server"]),
@@ -96,8 +112,8 @@ enum FlickrFields {
                            description: description.map { LooseValue.text(.string($0)) ?? $0 } ?? "", dateUpload: LooseValue.date(fields["dateupload"]),
                            latitude: LooseValue.coordinate(fields["latitude"], limit: 90),
                            longitude: LooseValue.coordinate(fields["longitude"], limit: 180),
-                           accuracy: LooseValue.int(fields["accuracy"]), placeID: LooseValue.nonEmptyString(fields["place_id"]),
-                           woeID: LooseValue.nonEmptyString(fields["woeid"]),
+                           accuracy: LooseValue.int(fields["accuracy"]), placeID: LooseValue.flickrID(fields["place_id"]),
+                           woeID: LooseValue.flickrID(fields["woeid"]),
                            originalSecret: LooseValue.nonEmptyString(fields["originalsecret"]),
                            originalFormat: LooseValue.nonEmptyString(fields["originalformat"])))
     }
@@ -126,8 +142,8 @@ enum FlickrFields {
     }
 
     static func level(_ fields: JSONObject?, name: String?) -> PlaceLevel? {
-        guard let fields, let placeID = LooseValue.nonEmptyString(fields["place_id"]) else { return nil }
-        return PlaceLevel(placeID: placeID, woeID: LooseValue.nonEmptyString(fields["woeid"]),
+        guard let fields, let placeID = LooseValue.flickrID(fields["place_id"]) else { return nil }
+        return PlaceLevel(placeID: placeID, woeID: LooseValue.flickrID(fields["woeid"]),
                           name: name.map { LooseValue.text(.string($0)) ?? $0 } ?? "")
     }
 

@@ -41,7 +41,7 @@ extension GalleryAPI {
 
     /// The region with this Flickr place id; 404 when the store has none (or no photo in it).
     func region(placeID: String) throws -> RegionRecord {
-        guard let region = try gallery.regions(matching: placeID).first(where: { $0.placeID == placeID }) else {
+        guard let region = try gallery.region(placeID: placeID) else {
             throw APIError.notFound("no region has id \(placeID)")
         }
         return region

@@ -44,14 +44,22 @@ extension Gallery {
                            hint: suggestions.isEmpty ? "see `topregions regions`" : "did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?")
     }
 
-    /// The regions whose place id or name is exactly `nameOrID` (or whose name is it
-    /// followed by a comma and a country).
+    /// The region whose Flickr place id is exactly `placeID`, if any.
+    public func region(placeID: String) throws -> RegionRecord? {
+        try store.read { try $0.fetch(RegionRecord.self, where: Key("placeID") == placeID).first }
+    }
+
+    /// The regions whose place id is exactly `nameOrID`, or else whose name is it (or it
+    /// followed by a comma and a country), canonically: "Zürich" typed precomposed names
+    /// the regions stored decomposed too, so two regions of such names are `ambiguous`.
     public func regions(matching nameOrID: String) throws -> [RegionRecord] {
         try store.read { context in
             let byID = try context.fetch(RegionRecord.self, where: Key("placeID") == nameOrID)
             if !byID.isEmpty { return byID }
-            return try context.fetch(RegionRecord.self, where: Key("name") == nameOrID || Key("name").beginsWith(nameOrID + ","),
-                                     sortedBy: [SortKey("placeID")])
+            // Swift compares strings by canonical equivalence, SQL by bytes: so in Swift
+            // (regions are a few thousand at most).
+            return try context.fetch(RegionRecord.self, sortedBy: [SortKey("placeID")])
+                .filter { $0.name == nameOrID || $0.name.hasPrefix(nameOrID + ",") }
         }
     }
 

@@ -255,6 +255,29 @@ struct NewcomerTests {
         #expect(!status.hasPrefix("\n") && status.contains(tool.store) && status.contains("last sync"), "\(status)")
     }
 
+    @Test("Canonically equal names: a region typed either way finds both forms (ambiguous), and two countries of such names are two headings")
+    func canonicallyEqualNames() async throws {
+        let tool = try Tool()
+        try tool.run(["sync"])
+        let regions = try #require(try tool.run(["regions", "--json", "--limit", "2"]).json as? [[String: Any]])
+        let ids = regions.compactMap { $0["id"] as? String }
+        try #require(ids.count == 2)
+        let gallery = try Gallery(path: tool.store)
+        try await gallery.store.write { transaction in
+            try transaction.execute("UPDATE Region SET name = ?, country = ? WHERE placeID = ?", [.text("Z\u{FC}rich"), .text("\u{D6}sterreich"), .text(ids[0])])
+            try transaction.execute("UPDATE Region SET name = ?, country = ? WHERE placeID = ?", [.text("Zu\u{308}rich"), .text("O\u{308}sterreich"), .text(ids[1])])
+        }
+        gallery.close()
+        for typed in ["Z\u{FC}rich", "Zu\u{308}rich"] {
+            let found = try tool.run(["photos", "--region", typed])
+            #expect(found.status == 1 && found.stderr.contains("2 regions are called") && found.stderr.contains(ids[0]) && found.stderr.contains(ids[1]),
+                    "\(typed.unicodeScalars.count) scalars: \(found.stderr)")
+        }
+        let byCountry = try tool.run(["regions", "--by-country", "--limit", "50"]).stdout
+        let headings = byCountry.split(separator: "\n").filter { $0.hasPrefix("— ") && $0.contains("sterreich") }
+        #expect(headings.count == 2, "one heading per country as stored: \(byCountry)")
+    }
+
     @Test("sync --json says why it failed; a temporary failure exits 75, a bad key exits 1 with the next step")
     func syncFailures() throws {
         let server = try FlickrTestServer(apiKey: "right")

@@ -81,6 +81,19 @@ struct HostileResponseTests {
         #expect(decoded.skipped.map(\.description) == ["page 2: photo 2 has no id", "page 2: photo 3 has no owner", "page 2: photo 4 has no owner"])
     }
 
+    @Test("Owner and place ids are Flickr's printable ASCII: canonically equal forms of one id are no ids, not one merged id", arguments: ResponseFormat.allCases)
+    func idsAreASCII(format: ResponseFormat) throws {
+        let photos = [["id": "1", "owner": "o\u{E9}@N01"], ["id": "2", "owner": "oe\u{301}@N01"], ["id": "3", "owner": "a b"],
+                      ["id": "4", "owner": String(repeating: "x", count: 129)], ["id": "5", "owner": "kept@N01", "place_id": "p\u{E9}"],
+                      ["id": "6", "owner": "kept@N01", "place_id": "2bI.PoV.t5Gt3na3", "woeid": "\u{FF11}2"]]
+        let decoded = try FlickrResponseDecoder.photoPage(page(photos, format: format), format: format, page: 1)
+        #expect(decoded.photos.map(\.id) == ["5", "6"])
+        #expect(decoded.skipped.map(\.index) == [0, 1, 2, 3])
+        #expect(decoded.skipped.first?.description.contains("not a Flickr id") == true, "\(decoded.skipped)")
+        #expect(decoded.photos.map(\.placeID) == [nil, "2bI.PoV.t5Gt3na3"], "a place id that is not one is no place")
+        #expect(decoded.photos.last?.woeID == nil)
+    }
+
     @Test("An id of true or false is no id (not photo 1 or 0)")
     func booleanIDs() throws {
         let body = #"{"stat":"ok","photos":{"page":1,"pages":1,"perpage":2,"total":2,"photo":[{"id":true,"owner":"a@N01"},{"id":7,"owner":"b@N01"}]}}"#

@@ -22,8 +22,13 @@ extension Commands {
         }
         var sections: [(heading: String?, rows: [RegionRow])] = []
         for row in rows {
-            if sections.last?.heading == (row.country ?? "no country") { sections[sections.count - 1].rows.append(row) } else {
-                sections.append((row.country ?? "no country", [row]))
+            let heading = row.country ?? "no country"
+            // By bytes, as the store groups them: two countries whose names are only
+            // canonically equal are two sections, as in the JSON and in `watch`.
+            if let last = sections.last?.heading, last.utf8.elementsEqual(heading.utf8) {
+                sections[sections.count - 1].rows.append(row)
+            } else {
+                sections.append((heading, [row]))
             }
         }
         output.table(table(sections))
