@@ -1,3 +1,4 @@
+import TopRegionsKit
 /// Text from a client or a server, made safe to print: control characters, quotes and
 /// backslashes escaped, non-ASCII kept only when printable, and cut to a bound.
 public enum LogText {
@@ -16,9 +17,7 @@ public enum LogText {
             case "\t": result += "\\t"
             default:
                 let value = scalar.value
-                let isControl = value < 0x20 || (0x7F...0x9F).contains(value) || (0x200B...0x200F).contains(value)
-                    || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || value == 0xFEFF
-                if isControl {
+                if UnsafeCharacters.contains(value) {
                     result += "\\u{" + String(value, radix: 16) + "}"
                 } else {
                     result.unicodeScalars.append(scalar)

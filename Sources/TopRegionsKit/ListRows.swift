@@ -198,36 +198,46 @@ public enum GalleryJSON {
     }
 
     /// JSON text with DEL, the C1 controls, the line and paragraph separators (which end a
-    /// JavaScript string), the bidirectional controls, zero-width characters and the BOM
-    /// written as `\u` escapes. JSON allows them raw inside strings, and they can only be
-    /// inside strings, so escaping them changes no value; it keeps a `--json` line that
-    /// reaches a terminal, a log or a script tag from being read as something else.
+    /// JavaScript string), the bidirectional controls, the invisible characters
+    /// (`UnsafeCharacters`, and the zero-width joiner and non-joiner) written as `\u`
+    /// escapes. JSON allows them raw inside strings, and they can only be inside strings,
+    /// so escaping them changes no value; it keeps a `--json` line that reaches a terminal,
+    /// a log or a script tag from being read as something else.
     public static func escapingInvisibles(_ json: [UInt8]) -> [UInt8] {
-        guard json.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF }) else { return json }
+        guard json.contains(where: { $0 == 0x7F || $0 >= 0xC2 }) else { return json }
         var result: [UInt8] = []
         result.reserveCapacity(json.count + 32)
+        func escape(_ unit: UInt32) { result += Array(String(format: "\\u%04x", unit).utf8) }
         var index = 0
-        func escape(_ scalar: UInt32) { result += Array(String(format: "\\u%04x", scalar).utf8) }
         while index < json.count {
             let byte = json[index]
-            if byte == 0x7F {
-                escape(0x7F); index += 1; continue
+            let length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
+            guard byte == 0x7F || byte >= 0xC2, index + length <= json.count else {
+                result.append(byte)
+                index += 1
+                continue
             }
-            if byte == 0xC2, index + 1 < json.count, (0x80...0x9F).contains(json[index + 1]) {
-                escape(UInt32(json[index + 1])); index += 2; continue
+            let scalar = length == 1 ? UInt32(byte) : decodedScalar(json[index..<(index + length)])
+            if UnsafeCharacters.contains(scalar) || scalar == 0x200C || scalar == 0x200D {
+                if scalar > 0xFFFF {
+                    escape(0xD800 + ((scalar - 0x10000) >> 10))
+                    escape(0xDC00 + ((scalar - 0x10000) & 0x3FF))
+                } else {
+                    escape(scalar)
+                }
+            } else {
+                result += json[index..<(index + length)]
             }
-            if index + 2 < json.count, byte == 0xE2 || byte == 0xEF {
-                let scalar = (UInt32(byte & 0x0F) << 12) | (UInt32(json[index + 1] & 0x3F) << 6) | UInt32(json[index + 2] & 0x3F)
-                if isInvisible(scalar) { escape(scalar); index += 3; continue }
-            }
-            result.append(byte)
-            index += 1
+            index += length
         }
         return result
     }
 
-    private static func isInvisible(_ scalar: UInt32) -> Bool {
-        (0x200B...0x200F).contains(scalar) || (0x2028...0x202E).contains(scalar) || (0x2066...0x2069).contains(scalar) || scalar == 0x2060 || scalar == 0xFEFF
+    /// The scalar of one UTF-8 sequence (the encoder's, so well-formed).
+    private static func decodedScalar(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        guard let first = bytes.first else { return 0 }
+        let leadBits: UInt32 = bytes.count == 2 ? UInt32(first & 0x1F) : bytes.count == 3 ? UInt32(first & 0x0F) : UInt32(first & 0x07)
+        return bytes.dropFirst().reduce(leadBits) { ($0 << 6) | UInt32($1 & 0x3F) }
     }
 
     /// A date as the JSON writes it: `2026-12-03T17:25:37Z`, whole seconds (truncated), UTC.

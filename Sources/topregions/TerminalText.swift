@@ -1,20 +1,24 @@
+import TopRegionsKit
+
 /// Text from outside (Flickr's titles, names, messages) made safe to show a person: a
 /// terminal acts on control characters (ESC starts sequences that clear the screen, set
 /// the window title or write the clipboard; CR rewrites a line), so C0 and C1 controls
 /// and DEL are shown escaped (`\x1b`), and so are the characters that reorder or break
-/// lines (bidirectional overrides and isolates, line and paragraph separators, as
-/// `\u{202e}`), and the invisible ones that make two different texts look the same (the
-/// zero-width space, the word joiner, the byte order mark). The zero-width joiner and
-/// non-joiner are shown as they are: emoji sequences and Persian words are made with them.
-/// Everything else is shown as it is. JSON output needs none of this: JSON's
-/// own escaping makes every character safe.
+/// lines (bidirectional marks and controls, line and paragraph separators, as
+/// `\u{202e}`), and the invisible ones that make two different texts look the same
+/// (`UnsafeCharacters`). Tag characters are shown as they are only inside a subdivision
+/// flag (🏴 and its tags). Everything else is shown as it is. JSON output needs none of
+/// this: JSON's own escaping makes every character safe.
 enum TerminalText {
     static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)
+        var inFlag = false
         for scalar in text.unicodeScalars {
-            if !needsEscape(scalar) {
+            let flagTag = inFlag && UnsafeCharacters.isEmojiTag(scalar.value)
+            inFlag = scalar.value == UnsafeCharacters.emojiTagBase || (flagTag && scalar.value != 0xE007F)
+            if flagTag || !needsEscape(scalar) {
                 result.unicodeScalars.append(scalar)
             } else if scalar.value < 0x100 {
                 result += "\\x" + hex(scalar.value, digits: 2)
@@ -26,12 +30,7 @@ enum TerminalText {
     }
 
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: return true
-        case 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
-        case 0x200B, 0x2060, 0xFEFF: return true
-        default: return false
-        }
+        UnsafeCharacters.contains(scalar.value)
     }
 
     private static func hex(_ value: UInt32, digits: Int) -> String {

@@ -7,16 +7,18 @@ import TopRegionsKit
 
 /// Text a server sends that a terminal would act on: clear the screen, set the window
 /// title, write the clipboard, rewrite a line, reorder text, hide characters.
-private let hostileTitle = "T\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}]52;c;SGk=\u{07}\rover\u{9B}31m\u{202E}x\u{200B}\u{FEFF}"
+private let hostileTitle = "T\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}]52;c;SGk=\u{07}\rover\u{9B}31m\u{202E}x\u{200B}\u{FEFF}\u{061C}\u{AD}\u{180E}\u{3164}\u{E0041}\u{E0042}" + scotland
+/// A subdivision flag, made of tag characters that must stay as they are.
+private let scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}"
 /// The controls that are legal in XML 1.0 (ESC and BEL are not).
 private let hostileXMLTitle = "T\u{9B}31m\u{202E}x\u{85}y\u{200B}\u{FEFF}"
 
 /// Whether human output lets any raw control (C0 but newline, C1, DEL), reordering or
 /// invisible character through.
 private func hasRawControls(_ text: String) -> Bool {
-    text.unicodeScalars.contains { scalar in
+    text.replacingOccurrences(of: scotland, with: "").unicodeScalars.contains { scalar in
         (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
-            || [0x200B, 0x2060, 0xFEFF].contains(scalar.value)
+            || [0x200B, 0x2060, 0xFEFF, 0x061C, 0xAD, 0x180E, 0x3164].contains(scalar.value) || (0xE0000...0xE007F).contains(scalar.value)
     }
 }
 
@@ -57,6 +59,9 @@ struct HostileInputTests {
             #expect(run.status == 0, "\(command): \(run.stderr)")
             #expect(!hasRawControls(run.stdout), "\(command) printed raw controls: \(run.stdout.debugDescription)")
             #expect(run.stdout.contains("\\x1b") || run.stdout.contains("\\x9b"), "\(command) shows the controls escaped")
+        }
+        if format == "json" {
+            #expect(try tool.run(["photo", id]).stdout.contains(scotland), "a subdivision flag's tags are shown as they are")
         }
         watch.0.waitUntilExit()
         watch.1.fileHandleForReading.readabilityHandler = nil
