@@ -26,6 +26,7 @@ extension Store {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): there is no directory \(directory)")
         }
+        try Self.createCopyFile(destination)
         let connection = try StoreOpening.connect(path, flags: SQLITE_OPEN_READONLY, displayPath: path)
         defer { connection.close() }
         connection.setBusyTimeout(milliseconds: Int32(clamping: Int(configuration.busyTimeout * 1000)))
@@ -36,5 +37,19 @@ extension Store {
             try? FileManager.default.removeItem(atPath: destination)
             throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): \(error.message)", resultCode: error.resultCode)
         }
+    }
+
+    /// Creates the copy's file, empty (which `VACUUM INTO` fills) and readable by this user
+    /// only, as a store is: it holds users' lists and token hashes. Never through a
+    /// symbolic link, dangling or not, and never over a file that appeared meanwhile.
+    private static func createCopyFile(_ destination: String) throws {
+        let descriptor = open(destination, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = errno == EEXIST ? "a file or a symbolic link is there already; a copy overwrites nothing"
+                : String(cString: strerror(errno))
+            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): \(reason)")
+        }
+        fchmod(descriptor, 0o600)
+        Glibc.close(descriptor)
     }
 }

@@ -36,6 +36,15 @@ struct CopyTests {
         #expect(offline.status == 0 && offline.stdout == thumbnail.stdout, "\(offline.stderr)")
         #expect(try tool.runWithoutStore(["--store", copy, "check"]).status == 0)
 
+        let mode = (try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600, "the copy, like the store, is its user's only: \(String(mode ?? 0, radix: 8))")
+        let target = tool.directory.appendingPathComponent("elsewhere.sqlite").path
+        let link = tool.directory.appendingPathComponent("link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let throughLink = try tool.run(["copy", "--to", link])
+        #expect(throughLink.status == 1 && throughLink.stderr.contains("symbolic link"), "\(throughLink.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target), "nothing was written where the dangling link points")
+
         let walName = try tool.run(["copy", "--to", copy + "-wal"])
         #expect(walName.status == 1 && walName.stderr.contains("SQLite's own file"), "\(walName.stderr)")
         let again = try tool.run(["copy", "--to", copy])
