@@ -26,8 +26,6 @@ public struct APIConfiguration: Sendable {
     public var allowedHosts: Set<String>?
     /// With `allowedHosts`: any loopback address (127.0.0.0/8, ::1) is answered too.
     public var answersLoopbackAddresses = false
-    /// `max-age` of thumbnails and images (their bytes never change for an id).
-    public var imageMaxAgeSeconds = 31_536_000
 
     /// The defaults, with large images cached in `imageCacheDirectory`.
     public init(imageCacheDirectory: URL) {

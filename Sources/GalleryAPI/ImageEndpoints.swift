@@ -5,7 +5,8 @@ import TopRegionsKit
 
 // A photo's thumbnail and large image: the bytes, fetched on demand and kept as the CLI
 // keeps them (thumbnails in the store, large images in the bounded file cache), with an
-// entity tag and a long, immutable cache lifetime (a photo's bytes never change).
+// entity tag that caches revalidate on every use: a photo replaced on Flickr (a new secret)
+// has new bytes under the same URL.
 extension GalleryAPI {
     func image(flickrID: String, large: Bool, _ request: HTTPRequest) throws -> HTTPReply {
         _ = try QueryArguments(request, allowed: [])
@@ -25,7 +26,7 @@ extension GalleryAPI {
 
     private func imageResponse(_ bytes: [UInt8], _ request: HTTPRequest) -> HTTPResponse {
         let tag = "\"\(Self.digest(bytes).prefix(32))\""
-        var headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", "\(cacheScope), max-age=\(configuration.imageMaxAgeSeconds), immutable")]
+        var headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", "\(cacheScope), no-cache")]
         // Under --private an image was sent to a token's holder: no shared cache may keep it.
         if configuration.isPrivate { headers.append(("Vary", "Authorization")) }
         headers += corsHeaders(request)

@@ -83,6 +83,10 @@ extension Gallery {
         } catch let error as FlickrError where client.fromSampleData && (error.kind == .http(status: 404) || error.kind == .notInSampleData) {
             throw GalleryError(.noImage, "SampleData holds images for a few photos only, and none for photo \(flickrID)",
                                hint: "give --image-base URL to fetch it from a server")
+        } catch let error as FlickrError where error.kind == .missingURLPiece {
+            // Flickr did not say where the photo's images are (no secret or server): no
+            // server was asked, and none failed.
+            throw GalleryError(.noImage, "\(error)")
         } catch let error as FlickrError {
             throw GalleryError(.source(temporary: error.isTransient), "\(error)")
         }

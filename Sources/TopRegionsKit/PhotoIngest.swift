@@ -31,6 +31,7 @@ enum PhotoIngest {
         for record in existing { existingByFlickrID[record.flickrID] = record }
         if existingByFlickrID.count < photos.count { holdsNewPhotos() }
         var joined: [RegionCounts.Membership] = []
+        var imageReplaced: [Int64] = []
         for photo in photos {
             let place = photo.placeID.flatMap { places[$0] }
             var record = PhotoRecord(
@@ -47,6 +48,11 @@ enum PhotoIngest {
                 // until the place is resolved, as for a new photo).
                 record.id = stored.id
                 record.downloaded = stored.downloaded
+                // Another secret or server is another image (the photo was replaced on
+                // Flickr): the thumbnail kept of the old one is dropped.
+                if let id = stored.id, record.secret != stored.secret || record.server != stored.server || record.farm != stored.farm {
+                    imageReplaced.append(id)
+                }
                 if record.placeID == stored.placeID { record.regionID = stored.regionID ?? record.regionID }
                 if record.regionID != stored.regionID || record.photographerID != stored.photographerID {
                     if let region = stored.regionID {
@@ -67,6 +73,10 @@ enum PhotoIngest {
             }
         }
         try RegionCounts.attach(joined, in: transaction)
+        if !imageReplaced.isEmpty {
+            try transaction.delete("Thumbnail", ids: try transaction.fetchIDs(
+                FetchRequest(ThumbnailRecord.self, predicate: Key("photo").isIn(imageReplaced))))
+        }
         return outcome
     }
 

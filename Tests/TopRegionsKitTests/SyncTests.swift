@@ -170,6 +170,30 @@ struct SyncTests {
         #expect(small == large, "\(small) queries for 20 photos, \(large) for 400")
     }
 
+    @Test("A photo whose secret or server changes (replaced on Flickr) loses the thumbnail kept of its old image; one whose image is the same keeps it")
+    func replacedImageDropsItsThumbnail() async throws {
+        let test = try TestGallery()
+        func ingest(_ photos: [FlickrPhoto]) throws {
+            try test.gallery.store.write { transaction in
+                var named = Set<String>()
+                _ = try PhotoIngest.store(photos, downloadedAt: Date(), namedThisPass: &named, in: transaction)
+            }
+        }
+        let photos = (0..<3).map { FlickrPhoto(id: "\(900 + $0)", owner: "1@N01", secret: "aaaa", server: "1", title: "t\($0)") }
+        try ingest(photos)
+        let ids = try await test.gallery.store.read { try $0.fetch(PhotoRecord.self, where: Key("flickrID").isIn(photos.map(\.id))) }.compactMap(\.id)
+        try await test.gallery.store.write { transaction in
+            for id in ids { try transaction.inserted(ThumbnailRecord(bytes: [0xFF, 0xD8, 0xFF], fetchedAt: Date(), photoID: id)) }
+        }
+        var replaced = photos
+        replaced[0].secret = "bbbb"
+        replaced[1].server = "2"
+        replaced[2].title = "a new title, the same image"
+        try ingest(replaced)
+        let kept = try await test.gallery.store.read { try $0.fetch(ThumbnailRecord.self) }.compactMap(\.photoID)
+        #expect(kept == [ids[2]])
+    }
+
     @Test("A photographer's changed display name is an update; within one pass the newest page's name wins")
     func renamedPhotographer() async throws {
         let test = try TestGallery()

@@ -208,6 +208,25 @@ struct UserListsTests {
         #expect(try await server.requests().count == 1)
     }
 
+    @Test("A photo without a secret has no image (noImage, 404 over HTTP), not a failing source; no server is asked")
+    func photoWithoutSecret() async throws {
+        let server = try FlickrTestServer()
+        let id = try #require(try await photoIDs(1).first)
+        let photo = try #require(try await test.gallery.store.read { try $0.fetchOne(PhotoRecord.self, id: id) })
+        try await test.gallery.store.write { try $0.execute("UPDATE Photo SET secret = NULL WHERE id = ?", [.integer(id)]) }
+        for large in [false, true] {
+            do {
+                _ = large
+                    ? try await test.gallery.image(flickrID: photo.flickrID, from: ImageSource(imageBase: server.imageBase), cacheDirectory: test.directory)
+                    : try await test.gallery.thumbnail(flickrID: photo.flickrID, from: ImageSource(imageBase: server.imageBase))
+                Issue.record("an image without a secret")
+            } catch let error as GalleryError {
+                #expect(error.kind == .noImage && error.message.contains("secret"), "\(error)")
+            }
+        }
+        #expect(try await server.requests().isEmpty)
+    }
+
     @Test("A store opened read-only gives its stored thumbnails, and one fetched now without keeping it")
     func readOnlyThumbnails() async throws {
         let server = try FlickrTestServer()
