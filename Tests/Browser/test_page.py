@@ -138,6 +138,18 @@ class PageTests(unittest.TestCase):
 
     # MARK: Tests
 
+    def test_0_a_refused_token_is_forgotten_and_the_public_catalogue_shows(self):
+        stale = self.workspace.add_user("stale")
+        self.open("/")
+        self.driver.execute_script("localStorage.setItem('topregions.token', arguments[0])", stale)
+        self.workspace.run("users", "remove", "stale", check=True)
+        self.open("/")
+        regions = [region["id"] for region in self.server.get_json("/api/regions")]
+        self.wait_for_list("regions", regions)
+        self.wait(lambda driver: driver.find_element(By.ID, "sign-in").is_displayed(), message="the sign-in form is back")
+        self.assertIsNone(self.driver.execute_script("return localStorage.getItem('topregions.token')"))
+        self.assertIn("no longer valid", self.driver.find_element(By.ID, "notice").text)
+
     def test_1_the_user_story(self):
         self.open("/")
         regions = [row["id"] for row in self.api("/api/regions")]
