@@ -191,6 +191,9 @@ class CatalogueTests(ServedGallery):
                                   b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/status HTTP/1.1\r\nHost: a\r\n\r\n",
             "lengths that disagree": b"POST /api/sync HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n",
             "two Authorizations": b"GET /api/recents HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer x\r\nAuthorization: Bearer y\r\n\r\n",
+            "a port that is no number": b"GET /api/status HTTP/1.1\r\nHost: localhost:abc\r\n\r\n",
+            "a port past 65535": b"GET /api/status HTTP/1.1\r\nHost: localhost:99999\r\n\r\n",
+            "a method with a control byte": b"G\x1b[31mET /api/status HTTP/1.1\r\nHost: a\r\n\r\n",
         }
         for name, request in cases.items():
             answer = self.raw_exchange(request)
@@ -200,6 +203,8 @@ class CatalogueTests(ServedGallery):
             self.assertEqual(json.loads(body)["error"]["code"], "bad_request", name)
         self.assertTrue(self.raw_exchange(b"GET /api/status HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.1 200 "),
                         "HTTP/1.0 needs no Host")
+        for host in (b"localhost:", b"[::1]:8080", b"127.0.0.1:65535"):
+            self.assertTrue(self.raw_exchange(b"GET /api/status HTTP/1.1\r\nHost: " + host + b"\r\n\r\n").startswith(b"HTTP/1.1 200 "), host)
 
     def test_header_names_with_space_before_the_colon_and_unknown_codings_are_refused(self):
         # RFC 9112 5.1 and 6.1: a name with whitespace before its colon is refused, not read
