@@ -117,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "TestSupport", "CSQLite", "ResultsController"]
+            dependencies: ["Store", "TestSupport", "CSQLite", "ResultsController", "PostgreSQL"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -45,13 +45,30 @@ class APIError extends Error {
   }
 }
 
+/**
+ * A token the server refuses (rotated, or its user removed) is forgotten: the page signs
+ * out, opens its lists again without it (the catalogue is public unless the server is
+ * private), and says why. True when `sent` was the stored token.
+ */
+function forgetRefusedToken(sent) {
+  if (!sent || token() !== sent) return false;
+  localStorage.removeItem(tokenKey);
+  setTimeout(() => {
+    reopen();
+    notice('Your API token is no longer valid: sign in again.');
+  });
+  return true;
+}
+
 async function api(path, { method = 'GET', body } = {}) {
+  const sentToken = token();
   const response = await fetch(path, {
     method,
     headers: headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = await response.json().catch(() => null);
+  if (response.status === 401) forgetRefusedToken(sentToken);
   if (!response.ok) {
     const error = answer && answer.error ? answer.error : { code: 'http', message: `HTTP ${response.status}` };
     throw new APIError(response.status, error.code, error.message);
@@ -77,9 +94,11 @@ class ChangeStream {
     while (!this.closed) {
       this.controller = new AbortController();
       try {
+        const sentToken = token();
         const sent = headers({ Accept: 'text/event-stream' });
         if (this.lastEventID !== null) sent['Last-Event-ID'] = this.lastEventID;
         const response = await fetch(this.path, { headers: sent, signal: this.controller.signal, cache: 'no-store' });
+        if (response.status === 401 && forgetRefusedToken(sentToken)) return;
         if (response.status === 401 || response.status === 404) {
           this.onState(response.status === 401 ? 'signed-out' : 'gone');
           return;
