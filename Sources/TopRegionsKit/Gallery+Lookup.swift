@@ -74,10 +74,11 @@ extension Gallery {
     }
 
     /// The names closest to `folded` by edit distance (of their short forms), at most
-    /// `count`, and only those within a third of the length.
+    /// `count`, and only those within a third of the length (2 edits for short names, 1 for
+    /// a name of one or two letters, which two edits would turn into any other).
     static func closest(to folded: String, among names: [String], count: Int) -> [String] {
         let scored = names.map { name in (name, EditDistance.between(folded, fold(shortName(name)))) }
-        let limit = max(2, folded.count / 3)
+        let limit = folded.count <= 2 ? 1 : max(2, folded.count / 3)
         return scored.filter { $0.1 <= limit }.sorted { $0.1 == $1.1 ? $0.0 < $1.0 : $0.1 < $1.1 }.prefix(count).map(\.0)
     }
 }
