@@ -9,7 +9,7 @@ extension Gallery {
     public func view(flickrID: String, at date: Date = Date(), for user: GalleryUser,
                      imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> PhotoDetail {
         let id = try photoRowID(flickrID: flickrID)
-        let viewed = try Self.namingPhoto(flickrID) { try recordView(photoID: id, at: date, for: user) }
+        let viewed = try recordView(id, at: date, for: user, knownAs: flickrID)
         guard var detail = try photoDetail(flickrID: flickrID, imageBase: imageBase) else {
             throw GalleryError(.notFound, "no photo has id \(flickrID)")
         }
@@ -20,17 +20,7 @@ extension Gallery {
     /// Adds the photo at the end of `user`'s Favorites (nothing happens if it is there already).
     public func addFavorite(flickrID: String, for user: GalleryUser) throws {
         let id = try photoRowID(flickrID: flickrID)
-        try Self.namingPhoto(flickrID) { try addFavorite(photoID: id, for: user) }
-    }
-
-    /// `body`, its "no photo has row id" (the photo went between the lookup and the write:
-    /// pruned, or its region lost) told with the Flickr id the person gave.
-    private static func namingPhoto<T>(_ flickrID: String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as GalleryError where error.kind == .notFound && error.message.hasPrefix("no photo has row id") {
-            throw GalleryError(.notFound, "no photo has id \(flickrID)")
-        }
+        try addFavorite(id, for: user, knownAs: flickrID)
     }
 
     /// Removes the photo from `user`'s Favorites; `notAFavorite` when it is not there.

@@ -11,8 +11,13 @@ extension Gallery {
     /// whose region is not known counts as not downloaded (`notFound`).
     @discardableResult
     public func recordView(photoID: Int64, at date: Date = Date(), for user: GalleryUser) throws -> Date {
+        try recordView(photoID, at: date, for: user, knownAs: nil)
+    }
+
+    /// `recordView(photoID:at:for:)`, its "no photo" naming the photo by `flickrID` when given.
+    func recordView(_ photoID: Int64, at date: Date, for user: GalleryUser, knownAs flickrID: String?) throws -> Date {
         try store.write { transaction in
-            try Self.requireShownPhoto(photoID, transaction)
+            try Self.requireShownPhoto(photoID, knownAs: flickrID, transaction)
             let userID = try Self.checkedUserID(user, transaction)
             var recent = RecentRecord(lastViewed: date, photoID: photoID, userID: userID)
             try transaction.upsert(&recent, matching: ["user_id", "photo_id"])
@@ -64,8 +69,13 @@ extension Gallery {
     /// Adds the photo at the end of `user`'s Favorites (nothing happens if it is there
     /// already). A photo whose region is not known counts as not downloaded (`notFound`).
     public func addFavorite(photoID: Int64, for user: GalleryUser) throws {
+        try addFavorite(photoID, for: user, knownAs: nil)
+    }
+
+    /// `addFavorite(photoID:for:)`, its "no photo" naming the photo by `flickrID` when given.
+    func addFavorite(_ photoID: Int64, for user: GalleryUser, knownAs flickrID: String?) throws {
         try store.write { transaction in
-            try Self.requireShownPhoto(photoID, transaction)
+            try Self.requireShownPhoto(photoID, knownAs: flickrID, transaction)
             let userID = try Self.checkedUserID(user, transaction)
             guard try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("photo") == photoID).isEmpty else { return }
             let last = try transaction.scalar("SELECT max(displayOrder) FROM Favorite WHERE user_id = ?", [.integer(userID)])?.int64 ?? -1
@@ -120,10 +130,12 @@ extension Gallery {
         if let controller { try controller.performUserDrivenWrite(body) } else { try store.write(body) }
     }
 
-    /// Throws `notFound` unless the photo is there and its region known.
-    private static func requireShownPhoto(_ photoID: Int64, _ transaction: Transaction) throws {
+    /// Throws `notFound` unless the photo is there and its region known (it may have gone
+    /// since the caller looked its id up: pruned, or its region lost), naming it by the
+    /// Flickr id the person gave when there is one.
+    private static func requireShownPhoto(_ photoID: Int64, knownAs flickrID: String?, _ transaction: Transaction) throws {
         guard try transaction.fetchOne(PhotoRecord.self, id: photoID)?.regionID != nil else {
-            throw GalleryError(.notFound, "no photo has row id \(photoID)")
+            throw GalleryError(.notFound, flickrID.map { "no photo has id \($0)" } ?? "no photo has row id \(photoID)")
         }
     }
 
