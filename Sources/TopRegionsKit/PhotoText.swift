@@ -18,10 +18,26 @@ public enum PhotoText {
     }
 
     /// `text` cut to `limit` characters, the last one replaced by "…" when it was longer.
+    /// Characters, so that a letter keeps its accents; but also at most `4 × limit` Unicode
+    /// scalars, so that one "character" of a million combining marks is not one character's
+    /// worth of store (a character longer than what is left is cut whole).
     public static func bounded(_ text: String, to limit: Int) -> String {
         // Counting UTF-8 first: most texts are short, and counting characters is not cheap.
-        guard text.utf8.count > limit, text.count > limit else { return text }
-        return String(text.prefix(limit - 1)) + "…"
+        guard text.utf8.count > limit else { return text }
+        let scalarLimit = 4 * limit
+        // The end of what is kept if the text must be cut: room is left for "…".
+        var cut = text.startIndex
+        var characters = 0, scalars = 0
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(after: index)
+            characters += 1
+            scalars += text[index..<next].unicodeScalars.count
+            if characters > limit || scalars > scalarLimit { return String(text[..<cut]) + "…" }
+            if characters < limit && scalars < scalarLimit { cut = next }
+            index = next
+        }
+        return text
     }
 
     /// The title shown: `title`, else `description`, else "Unknown" (blank counts as empty).

@@ -303,6 +303,19 @@ struct SyncTests {
         #expect(PhotoText.bounded("short", to: 3) == "sh…" && PhotoText.bounded("👍🏽👍🏽", to: 2) == "👍🏽👍🏽")
     }
 
+    @Test("A text is bounded in Unicode scalars too: one letter with a million combining marks is not one character's worth")
+    func combiningMarksAreBounded() {
+        let piled = "a" + String(repeating: "\u{301}", count: 1_000_000)
+        #expect(PhotoText.bounded(piled, to: 1_000) == "…")
+        let accented = String(repeating: "e\u{301}\u{302}\u{303}\u{304}", count: 900)  // 900 characters, 4,500 scalars
+        let cut = PhotoText.bounded(accented, to: 1_000)
+        #expect(cut == String(repeating: "e\u{301}\u{302}\u{303}\u{304}", count: 799) + "…", "\(cut.count) characters")
+        let fits = String(repeating: "e\u{301}\u{302}", count: 999)
+        #expect(PhotoText.bounded(fits, to: 1_000) == fits, "999 characters of 3 scalars are within both bounds")
+        #expect(PhotoText.bounded(String(repeating: "x", count: 1_000), to: 1_000).count == 1_000)
+        #expect(PhotoText.bounded(String(repeating: "x", count: 1_001), to: 1_000) == String(repeating: "x", count: 999) + "…")
+    }
+
     @Test("By photographer, two photographers of one name are two groups, not interleaved")
     func photographersOfOneName() async throws {
         let test = try TestGallery()
