@@ -9,6 +9,15 @@ extension Store {
     /// switched to WAL when it is first opened.
     public func copy(to destination: String) throws {
         guard let path else { throw StoreError(.invalidRequest, "A store in memory has no file to copy") }
+        try Self.copy(storeAt: path, to: destination, busyTimeout: configuration.busyTimeout)
+    }
+
+    /// Writes a copy of the store file at `path` to `destination` as `copy(to:)` does,
+    /// without opening it as a store: the source is read only, never migrated (a store of
+    /// an older version stays usable by that version; the copy is migrated when it is
+    /// first opened for writing).
+    public static func copy(storeAt path: String, to destination: String, busyTimeout: TimeInterval = StoreConfiguration().busyTimeout) throws {
+        guard FileManager.default.fileExists(atPath: path) else { throw StoreError(.notFound, "no store at \(path)") }
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): a file is there already; a copy overwrites nothing")
         }
@@ -26,10 +35,14 @@ extension Store {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): there is no directory \(directory)")
         }
-        try Self.createCopyFile(destination)
         let connection = try StoreOpening.connect(path, flags: SQLITE_OPEN_READONLY, displayPath: path)
         defer { connection.close() }
-        connection.setBusyTimeout(milliseconds: Int32(clamping: Int(configuration.busyTimeout * 1000)))
+        connection.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
+        try StoreOpening.verifyReadable(connection, path: path)
+        guard try StoreOpening.hasMigrationsTable(connection) else {
+            throw StoreError(.notADatabase, "\(path) is not a store (it has no store_migrations table); nothing was copied")
+        }
+        try createCopyFile(destination)
         do {
             try connection.run("VACUUM INTO ?", [.text(destination)])
         } catch let error as StoreError {

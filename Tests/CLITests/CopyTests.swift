@@ -54,6 +54,48 @@ struct CopyTests {
         #expect(postgres.status == 1 && !postgres.stderr.contains("secret"), "\(postgres.stderr)")
     }
 
+    @Test("copy --from only reads the store it copies: one of an older version is not migrated (that version can still open it); the copy is")
+    func copyFromAnOlderStore() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        let older = tool.directory.appendingPathComponent("older.sqlite").path
+        #expect(try tool.run(["copy", "--to", older]).status == 0)
+        // As a store of 0.2 is: without the store's own migration.
+        try Self.sqlite(older, "DELETE FROM store_migrations WHERE name LIKE 'store.%'")
+        let before = try Data(contentsOf: URL(fileURLWithPath: older))
+        let copy = tool.directory.appendingPathComponent("copy.sqlite").path
+        let made = try tool.runWithoutStore(["copy", "--from", older, "--to", copy])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: older)) == before, "the store copied is unchanged")
+        #expect(try Self.sqlite(older, "SELECT count(*) FROM store_migrations WHERE name LIKE 'store.%'") == "0")
+        #expect(try Self.sqlite(copy, "SELECT count(*) FROM store_migrations WHERE name LIKE 'store.%'") == "1")
+        let missing = try tool.runWithoutStore(["copy", "--from", tool.directory.appendingPathComponent("none.sqlite").path, "--to", copy + "2"])
+        #expect(missing.status == 1 && missing.stderr.contains("no store"), "\(missing.stderr)")
+    }
+
+    /// Runs one statement on a file with Python's sqlite3 (no store code involved),
+    /// returning the first column of the first row, if any.
+    @discardableResult
+    private static func sqlite(_ path: String, _ sql: String) throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
+            import sqlite3, sys
+            connection = sqlite3.connect(sys.argv[1])
+            row = connection.execute(sys.argv[2]).fetchone()
+            connection.commit()
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            connection.close()
+            print("" if row is None else row[0])
+            """, path, sql]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+
     @Test("A copy is taken while another process holds the store's write lock, and has what was committed")
     func copyDoesNotWaitForWriters() throws {
         let tool = try Tool()

@@ -104,16 +104,16 @@ extension Commands {
         options: [.value("from", "STORE", "the store to copy (default: the one --store names)"),
                   .value("to", "PATH", "the new store's file, which must not exist")],
         examples: [Example(arguments: ["copy", "--to", "backup.sqlite"], explanation: "a consistent copy, even while a daemon or server writes")],
-        discussion: "The copy is what was committed when it began; the store keeps being written meanwhile. It is checked (as `topregions check` does) once written. Large images stay in the image cache, which every store of the user shares."
+        discussion: "The copy is what was committed when it began; the store keeps being written meanwhile. The store copied is only read (a store of an older version is not migrated); the copy is brought to this version and checked (as `topregions check` does) once written. Large images stay in the image cache, which every store of the user shares."
     ) { invocation in
         guard let destination = invocation.value("to"), !destination.isEmpty else {
             throw UsageError("copy needs --to PATH: the new store's file", command: invocation.command)
         }
         let source = invocation.value("from") ?? invocation.storePath
         guard !source.isEmpty else { throw UsageError("--from needs a store's path", command: invocation.command) }
-        let original = try invocation.openGallery(.read, at: source)
-        defer { original.close() }
-        try original.copy(to: destination)
+        // The source is read only (a store of an older version is not migrated); the copy
+        // is brought to this version as it is opened to be checked.
+        try Gallery.copy(storeAt: source, to: destination, busyTimeout: try invocation.busyTimeout())
         let copy = try invocation.openGallery(.write, at: destination)
         defer { copy.close() }
         let problems = try copy.check()
