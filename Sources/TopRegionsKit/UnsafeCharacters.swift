@@ -1,29 +1,39 @@
 /// The characters that make text from outside act, or read, as something it is not when it
 /// is shown: one list for terminal output, logs and JSON.
 public enum UnsafeCharacters {
-    /// Controls (C0, DEL, C1), line and paragraph separators, bidirectional marks, embeddings,
-    /// overrides and isolates (including the Arabic letter mark), and the invisible
-    /// characters that make two different texts look the same: the soft hyphen, the
-    /// Mongolian vowel separator, the zero-width space, the word joiner and invisible
-    /// operators, the Hangul fillers, the byte order mark, and the tag characters (which
-    /// can carry a hidden ASCII text). The zero-width joiner and non-joiner are not among
-    /// them: emoji sequences and Persian words are made with them.
+    /// Controls (C0, DEL, C1), line and paragraph separators, the interlinear annotation
+    /// controls, and Unicode's default-ignorable characters: bidirectional marks,
+    /// embeddings, overrides and isolates (the Arabic letter mark too), and the invisible
+    /// characters that make two different texts look the same (soft hyphen, combining
+    /// grapheme joiner, Hangul and Khmer fillers, Mongolian vowel separator, zero-width
+    /// space, word joiner and invisible operators, the byte order mark, tag characters,
+    /// which can carry a hidden ASCII text). Not among them: the zero-width joiner and
+    /// non-joiner and the variation selectors, which emoji sequences, Persian and Indic
+    /// words, Mongolian and CJK text are made with.
     public static func contains(_ value: UInt32) -> Bool {
         switch value {
         case 0x00...0x1F, 0x7F...0x9F: return true
-        case 0xAD, 0x061C, 0x115F, 0x1160, 0x180E, 0x3164, 0xFEFF, 0xFFA0: return true
-        case 0x200B, 0x200E, 0x200F, 0x2028...0x202E, 0x2060...0x2064, 0x2066...0x2069: return true
-        case 0xE0000...0xE007F: return true
-        default: return false
+        case 0x20...0xAC: return false
+        case 0x2028, 0x2029, 0xFFF9...0xFFFB: return true
+        case 0x200C, 0x200D, 0x180B...0x180D, 0x180F, 0xFE00...0xFE0F, 0xE0100...0xE01EF: return false
+        default: return Unicode.Scalar(value)?.properties.isDefaultIgnorableCodePoint ?? false
         }
     }
 
-    /// A tag character that belongs to an emoji tag sequence (a subdivision flag: U+1F3F4,
-    /// tag letters, U+E007F), shown as it is when it follows such a start.
-    public static func isEmojiTag(_ value: UInt32) -> Bool {
-        (0xE0020...0xE007F).contains(value)
+    /// The tag characters of an emoji tag sequence: after the waving black flag, a region
+    /// and subdivision code of 2 to 7 tag digits and small letters, ended by the cancel tag
+    /// (🏴 gbsct, Scotland's flag). The number of scalars from `start` (the flag) that form
+    /// one, or nil when none starts there.
+    public static func emojiTagSequence(_ scalars: [Unicode.Scalar], at start: Int) -> Int? {
+        guard start < scalars.count, scalars[start].value == 0x1F3F4 else { return nil }
+        var index = start + 1
+        while index < scalars.count, isTagSpec(scalars[index].value) { index += 1 }
+        let letters = index - start - 1
+        guard (2...7).contains(letters), index < scalars.count, scalars[index].value == 0xE007F else { return nil }
+        return index - start + 1
     }
 
-    /// The start of an emoji tag sequence (WAVING BLACK FLAG).
-    public static let emojiTagBase: UInt32 = 0x1F3F4
+    private static func isTagSpec(_ value: UInt32) -> Bool {
+        (0xE0030...0xE0039).contains(value) || (0xE0061...0xE007A).contains(value)
+    }
 }

@@ -7,24 +7,30 @@ import TopRegionsKit
 /// lines (bidirectional marks and controls, line and paragraph separators, as
 /// `\u{202e}`), and the invisible ones that make two different texts look the same
 /// (`UnsafeCharacters`). Tag characters are shown as they are only inside a subdivision
-/// flag (🏴 and its tags). Everything else is shown as it is. JSON output needs none of
+/// flag (🏴, a region and subdivision code in tags, the cancel tag). Everything else is shown as it is. JSON output needs none of
 /// this: JSON's own escaping makes every character safe.
 enum TerminalText {
     static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 8)
-        var inFlag = false
-        for scalar in text.unicodeScalars {
-            let flagTag = inFlag && UnsafeCharacters.isEmojiTag(scalar.value)
-            inFlag = scalar.value == UnsafeCharacters.emojiTagBase || (flagTag && scalar.value != 0xE007F)
-            if flagTag || !needsEscape(scalar) {
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            if let flag = UnsafeCharacters.emojiTagSequence(scalars, at: index) {
+                result.unicodeScalars.append(contentsOf: scalars[index..<(index + flag)])
+                index += flag
+                continue
+            }
+            let scalar = scalars[index]
+            if !needsEscape(scalar) {
                 result.unicodeScalars.append(scalar)
             } else if scalar.value < 0x100 {
                 result += "\\x" + hex(scalar.value, digits: 2)
             } else {
                 result += "\\u{" + hex(scalar.value, digits: 4) + "}"
             }
+            index += 1
         }
         return result
     }

@@ -7,7 +7,8 @@ import TopRegionsKit
 
 /// Text a server sends that a terminal would act on: clear the screen, set the window
 /// title, write the clipboard, rewrite a line, reorder text, hide characters.
-private let hostileTitle = "T\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}]52;c;SGk=\u{07}\rover\u{9B}31m\u{202E}x\u{200B}\u{FEFF}\u{061C}\u{AD}\u{180E}\u{3164}\u{E0041}\u{E0042}" + scotland
+private let hostileTitle = "T\u{1B}[2J\u{1B}]0;owned\u{07}\u{1B}]52;c;SGk=\u{07}\rover\u{9B}31m\u{202E}x\u{200B}\u{FEFF}\u{061C}\u{AD}\u{180E}\u{3164}\u{E0041}\u{E0042}\u{34F}\u{FFF9}\u{17B4}" + scotland
+    + "\u{1F3F4}\u{E0069}\u{E0067}\u{E006E}\u{E006F}\u{E0072}\u{E0065}\u{E0020}\u{E0061}\u{E006C}\u{E006C}\u{E007F}"
 /// A subdivision flag, made of tag characters that must stay as they are.
 private let scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}"
 /// The controls that are legal in XML 1.0 (ESC and BEL are not).
@@ -18,7 +19,8 @@ private let hostileXMLTitle = "T\u{9B}31m\u{202E}x\u{85}y\u{200B}\u{FEFF}"
 private func hasRawControls(_ text: String) -> Bool {
     text.replacingOccurrences(of: scotland, with: "").unicodeScalars.contains { scalar in
         (scalar.value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
-            || [0x200B, 0x2060, 0xFEFF, 0x061C, 0xAD, 0x180E, 0x3164].contains(scalar.value) || (0xE0000...0xE007F).contains(scalar.value)
+            || [0x200B, 0x2060, 0xFEFF, 0x061C, 0xAD, 0x180E, 0x3164, 0x34F, 0xFFF9, 0x17B4].contains(scalar.value)
+            || (0xE0000...0xE007F).contains(scalar.value)
     }
 }
 
