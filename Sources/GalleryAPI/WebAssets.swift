@@ -16,7 +16,22 @@ const listKey = 'topregions.list';
 
 // MARK: The API
 
-function token() { return localStorage.getItem(tokenKey) || ''; }
+/** What an API token looks like: `trk_` and 43 base64url characters. */
+const tokenPattern = /^trk_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The stored token. One that cannot be a token (put there by hand, or by an older page) is
+ * forgotten: a header cannot carry every character, and the browser would refuse every
+ * request that tried, public ones too.
+ */
+function token() {
+  const stored = localStorage.getItem(tokenKey) || '';
+  if (stored && !tokenPattern.test(stored)) {
+    localStorage.removeItem(tokenKey);
+    return '';
+  }
+  return stored;
+}
 
 function headers(extra = {}) {
   const sent = { ...extra };
@@ -479,8 +494,13 @@ function showSignIn() {
 
 signIn.addEventListener('submit', (event) => {
   event.preventDefault();
-  localStorage.setItem(tokenKey, tokenField.value.trim());
+  const typed = tokenField.value.trim();
   tokenField.value = '';
+  if (!tokenPattern.test(typed)) {
+    notice('That is not an API token: one is trk_ and 43 letters, digits, - or _ (topregions users token NAME --rotate).');
+    return;
+  }
+  localStorage.setItem(tokenKey, typed);
   reopen();
 });
 document.getElementById('sign-out').addEventListener('click', () => {

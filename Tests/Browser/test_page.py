@@ -150,6 +150,19 @@ class PageTests(unittest.TestCase):
         self.assertIsNone(self.driver.execute_script("return localStorage.getItem('topregions.token')"))
         self.assertIn("no longer valid", self.driver.find_element(By.ID, "notice").text)
 
+    def test_0_a_token_that_cannot_be_one_is_refused_and_never_kept(self):
+        self.open("/")
+        self.driver.execute_script("localStorage.setItem('topregions.token', 'trk_\u2603snow')")
+        self.open("/")
+        regions = [region["id"] for region in self.server.get_json("/api/regions")]
+        self.wait_for_list("regions", regions)
+        self.assertIsNone(self.driver.execute_script("return localStorage.getItem('topregions.token')"))
+        field = self.driver.find_element(By.ID, "token")
+        field.send_keys("trk_\u4e2d\u6587")
+        field.submit()
+        self.wait(lambda driver: "not an API token" in driver.find_element(By.ID, "notice").text)
+        self.assertIsNone(self.driver.execute_script("return localStorage.getItem('topregions.token')"))
+
     def test_1_the_user_story(self):
         self.open("/")
         regions = [row["id"] for row in self.api("/api/regions")]
