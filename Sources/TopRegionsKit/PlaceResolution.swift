@@ -35,12 +35,15 @@ enum PlaceResolution {
         let pending = try await store.read { context in
             try context.rows("SELECT placeID FROM Place WHERE status = 'pending' ORDER BY id").compactMap { $0[0].string }
         }
-        guard !pending.isEmpty else { return Outcome() }
+        guard !pending.isEmpty, !Task.isCancelled else { return Outcome() }
         let (answers, stoppedAfterFailures) = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups,
                                                         deadline: options.placeLookupDeadline, progress: options.progress)
         let now = options.now()
         var outcome = try await store.write { transaction in try record(answers, askedAt: now, in: transaction) }
-        if stoppedAfterFailures {
+        if Task.isCancelled {
+            // The pass was stopped (its result says so): the places not answered wait for
+            // the next pass, neither for a deadline nor for failures.
+        } else if stoppedAfterFailures {
             outcome.leftAfterFailures = pending.count - answers.count
         } else {
             outcome.leftAtDeadline = pending.count - answers.count

@@ -302,6 +302,8 @@ struct CLITests {
         #expect(report["calls"] as? Int == calls && calls >= 2, "the page and the place lookups begun: \(report)")
         #expect((report["photos"] as? [String: Any])?["new"] as? Int ?? 0 > 0, "\(report)")
         #expect((report["error"] as? [String: Any])?["kind"] as? String == "temporary", "\(report)")
+        #expect(report["placesLeftAtDeadline"] as? Int == 0 && (report["notes"] as? [String])?.isEmpty == true,
+                "stopped, not out of time: \(report)")
         let status = try #require(try tool.run(["status", "--json"]).json as? [String: Any])
         let last = try #require(status["lastSync"] as? [String: Any])
         #expect(last["finishedAt"] is String && last["calls"] as? Int == calls, "\(last)")
