@@ -289,7 +289,7 @@ extension Gallery {
     private static func notes(_ result: SyncResult, options: SyncOptions) -> [String] {
         var notes: [String] = []
         if result.recordsSkipped > 0 {
-            notes.append("\(result.recordsSkipped) \(result.recordsSkipped == 1 ? "record was" : "records were") skipped: no photo id or owner")
+            notes.append("\(result.recordsSkipped) \(result.recordsSkipped == 1 ? "record was" : "records were") skipped: no photo id or owner, or one that is not a Flickr id")
         }
         if result.futureDatesIgnored > 0 {
             notes.append("\(result.futureDatesIgnored) upload \(result.futureDatesIgnored == 1 ? "date lies" : "dates lie") in the future; not used for the next pass's window")
