@@ -20,7 +20,7 @@ extension Collation {
         case .localizedStandard:
             var left = left
             var right = right
-            return left.withUTF8 { leftBytes in right.withUTF8 { rightBytes in compare(leftBytes, rightBytes) } }
+            return left.withUTF8 { leftBytes in right.withUTF8 { rightBytes in Self.localizedStandardOrder(leftBytes, rightBytes) } }
         case .caseInsensitive:
             let bytewise = Self.bytewise(left, right)
             if bytewise == .orderedSame { return .orderedSame }
@@ -42,7 +42,8 @@ extension Collation {
         bytewise == .orderedAscending ? order(left, right) : order(right, left).reversed
     }
 
-    /// The locale of the `localizedStandard` order (ICU's root order: see `LocalizedStandardOrder`).
+    /// The locale of ICU's collator for the `localizedStandard` order (its root order: see
+    /// `LocalizedStandardOrder`), named rather than the process's.
     public static let localizedStandardLocale = Locale(identifier: "en_001")
 
     /// The same comparison on UTF-8 bytes as SQLite hands them to a collation. What goes to
@@ -56,7 +57,7 @@ extension Collation {
         case .binary:
             return Self.bytewise(leftBytes, rightBytes)
         case .localizedStandard:
-            return compare(leftBytes, rightBytes)
+            return Self.localizedStandardOrder(leftBytes, rightBytes)
         case .caseInsensitive:
             let bytewise = Self.bytewise(leftBytes, rightBytes)
             if bytewise == .orderedSame { return bytewise }
@@ -68,10 +69,10 @@ extension Collation {
         }
     }
 
-    /// `localizedStandard` on UTF-8 bytes, without a memo.
-    private func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
+    /// `localizedStandard` on UTF-8 bytes: the ASCII path, else ICU.
+    private static func localizedStandardOrder(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
         if let order = LocalizedStandardASCII.compare(left, right) { return order }
-        if Self.bytewise(left, right) == .orderedSame { return .orderedSame }
+        if bytewise(left, right) == .orderedSame { return .orderedSame }
         return LocalizedStandardOrder.compare(left, right)
     }
 

@@ -31,7 +31,8 @@ enum LocalizedStandardOrder {
 
     private static func openCollator() -> OpaquePointer? {
         var status = U_ZERO_ERROR
-        guard let collator = swift_ucol_open("en_001", &status), status.rawValue <= U_ZERO_ERROR.rawValue else { return nil }
+        guard let collator = swift_ucol_open(Collation.localizedStandardLocale.identifier, &status),
+              status.rawValue <= U_ZERO_ERROR.rawValue else { return nil }
         swift_ucol_setAttribute(collator, UCOL_NUMERIC_COLLATION, UCOL_ON, &status)
         swift_ucol_setAttribute(collator, UCOL_NORMALIZATION_MODE, UCOL_ON, &status)
         swift_ucol_setAttribute(collator, UCOL_STRENGTH, UCOL_TERTIARY, &status)
