@@ -136,12 +136,9 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     /// The name of a `Host` header: trimmed, lowercase, without its port, an IPv6 literal's
     /// brackets or a fully qualified name's final dot.
     static func hostName(_ host: String) -> String {
-        let lowered = host.trimmingCharacters(in: .whitespaces).lowercased()
-        if lowered.hasPrefix("["), let close = lowered.firstIndex(of: "]") {
-            return String(lowered[lowered.index(after: lowered.startIndex)..<close])
-        }
-        var name = String(lowered.prefix { $0 != ":" })
-        if name.hasSuffix(".") { name.removeLast() }
+        guard let parts = HostHeader.parts(host) else { return host.trimmingCharacters(in: .whitespaces).lowercased() }
+        var name = parts.name.lowercased()
+        if !parts.isLiteral, name.hasSuffix(".") { name.removeLast() }
         return name
     }
 

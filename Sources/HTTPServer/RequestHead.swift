@@ -53,11 +53,14 @@ struct RequestHead {
         let hosts = authority.map { [$0] } ?? values("host")
         if hosts.count > 1 { return "the request has \(hosts.count) Host headers; send one" }
         if hosts.isEmpty && version == "HTTP/1.1" { return "an HTTP/1.1 request needs a Host header" }
-        if let host = hosts.first?.trimmingCharacters(in: .whitespaces), host.contains(where: { $0 == " " || $0 == "\t" || $0 == "/" || $0 == "@" }) {
-            return "the Host header is not a host name"
-        }
-        if let host = hosts.first?.trimmingCharacters(in: .whitespaces), !Self.hasValidPort(host) {
-            return "the Host header's port is not a port number (0 to 65535)"
+        if let host = hosts.first {
+            let parts = HostHeader.parts(host)
+            if parts == nil || parts?.name.contains(where: { $0 == " " || $0 == "\t" || $0 == "/" || $0 == "@" }) == true {
+                return "the Host header is not a host name"
+            }
+            if let port = parts?.port, !HostHeader.isValidPort(port) {
+                return "the Host header's port is not a port number (0 to 65535)"
+            }
         }
         let authorizations = values("authorization")
         if authorizations.count > 1 { return "the request has \(authorizations.count) Authorization headers; send one" }
@@ -79,25 +82,6 @@ struct RequestHead {
     static func isFoldedFraming(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return ["content-length", "transfer-encoding"].contains { lowered.hasPrefix($0) && lowered != $0 }
-    }
-
-    /// Whether a `Host` value's port, if it has one, is digits up to 65535 (RFC 3986
-    /// §3.2.3 allows it empty); an IPv6 literal is in brackets, so any other colon starts
-    /// the port.
-    static func hasValidPort(_ host: String) -> Bool {
-        let port: Substring
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return false }
-            let rest = host[host.index(after: close)...]
-            if rest.isEmpty { return true }
-            guard rest.first == ":" else { return false }
-            port = rest.dropFirst()
-        } else {
-            guard let colon = host.firstIndex(of: ":") else { return true }
-            port = host[host.index(after: colon)...]
-        }
-        guard port.utf8.count <= 5, port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
-        return (Int(port) ?? 0) <= 65_535
     }
 
     /// RFC 9110 §5.6.2: a token is one or more of these characters.

@@ -23,11 +23,9 @@ import _FoundationICU
 /// built with the same toolchain orders alike. It is opened once and only read after: ICU
 /// collators are safe to use from several threads for comparisons and keys.
 enum LocalizedStandardOrder {
+    /// ICU's collator; without it (never seen: its data is built into the library) the
+    /// order is the encodings' lengths and bytes'.
     private nonisolated(unsafe) static let collator: OpaquePointer? = openCollator()
-
-    /// Whether ICU's collator could be opened; without it (never seen: its data is built
-    /// into the library) the order is the bytes'.
-    static var isAvailable: Bool { collator != nil }
 
     private static func openCollator() -> OpaquePointer? {
         var status = U_ZERO_ERROR

@@ -39,9 +39,7 @@ extension Store {
         defer { connection.close() }
         connection.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
         try StoreOpening.verifyReadable(connection, path: path)
-        guard try StoreOpening.hasMigrationsTable(connection) else {
-            throw StoreError(.notADatabase, "\(path) is not a store (it has no store_migrations table); nothing was copied")
-        }
+        try StoreOpening.refuseForeignDatabase(connection, path: path, create: false)
         try createCopyFile(destination)
         do {
             try connection.run("VACUUM INTO ?", [.text(destination)])
