@@ -21,9 +21,11 @@ def main():
         args = args[1:]
     pid, fd = pty.fork()
     if pid == 0:
+        # The size is set before the command starts: set after, it raced the command's
+        # first look at the terminal (and a SIGWINCH sent before the command handles it
+        # is lost), so a table could be drawn for no size and never again.
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         os.execvp(args[0], args)
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-    os.kill(pid, signal.SIGWINCH)
     output = b""
     deadline = time.time() + 60
     killed = False
@@ -54,6 +56,8 @@ def main():
                     pass
                 sys.stdout.buffer.write(output)
                 sys.exit(0 if killed else (os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)))
+    # Out of time: the command is stopped rather than waited for for ever.
+    os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     sys.stdout.buffer.write(output)
     sys.exit(0 if killed else (os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)))
