@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "GalleryAPI", targets: ["GalleryAPI"]),
         .library(name: "PostgreSQL", targets: ["PostgreSQL"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .executable(name: "topregions", targets: ["topregions"]),
         .executable(name: "topregions-bench", targets: ["topregions-bench"]),
     ],
@@ -33,6 +34,8 @@ let package = Package(
         // A connection to PostgreSQL: statements prepared once per connection, transactions
         // retried on serialization failures, LISTEN/NOTIFY, advisory locks.
         .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"]),
+        // A gallery's store in PostgreSQL: its schema, version, copies in and out.
+        .target(name: "PostgresStore", dependencies: ["Store", "PostgreSQL"]),
         // libcurl, loaded with dlopen on the first HTTP request (its headers are needed to
         // build; the library only at run time, and only by processes that go online).
         .target(name: "CCurlTransfer", linkerSettings: [.linkedLibrary("dl")]),
@@ -42,7 +45,7 @@ let package = Package(
         .target(name: "ResultsController", dependencies: ["Store"]),
         // SHA-256 from libcrypto, loaded with dlopen: API tokens are kept only as hashes.
         .target(name: "CDigest", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr", "CDigest", "PostgreSQL"]),
+        .target(name: "TopRegionsKit", dependencies: ["Store", "ResultsController", "Flickr", "CDigest", "PostgreSQL", "PostgresStore"]),
         // libmicrohttpd's header (the library itself is loaded with dlopen by CHTTPServer).
         .systemLibrary(
             name: "CMicroHTTPD",
@@ -63,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "topregions-bench",
             dependencies: ["Store", "ResultsController", "TopRegionsKit", "Flickr", "CSQLite", "SampleDataSupport", "topregions", "CBenchStreams",
-                           "PostgreSQL", "TestSupport"]
+                           "PostgreSQL", "PostgresStore", "TestSupport"]
         ),
         // http.fanout's 10,000 subscribers: libcurl's multi interface, linked (bench only).
         .target(name: "CBenchStreams", linkerSettings: [.linkedLibrary("curl")]),
@@ -101,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "TopRegionsKitTests",
             dependencies: ["TopRegionsKit", "Flickr", "ResultsController", "Store", "TestSupport", "CSQLite", "gallery-fixture", "SampleDataSupport",
-                           "PostgreSQL"]
+                           "PostgreSQL", "PostgresStore"]
         ),
         .testTarget(
             name: "CLITests",

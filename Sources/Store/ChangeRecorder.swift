@@ -27,6 +27,8 @@ final class ChangeRecorder {
     private var pending: [EntityChanges] = []
     private var entityNames: [String] = []
     private var tables: [String: TableMap] = [:]
+    /// Set while a store is loaded from a copy (`Store.loadWithoutHistory`): rows go unrecorded.
+    var isSuspended = false
 
     /// What the transaction has changed so far.
     var changes: ChangeSet {
@@ -94,7 +96,7 @@ final class ChangeRecorder {
     }
 
     private func record(_ db: OpaquePointer, operation: Int32, table: UnsafePointer<CChar>, oldKey: Int64, newKey: Int64) {
-        guard let map = map(for: table) else { return }
+        guard !isSuspended, let map = map(for: table) else { return }
         switch operation {
         case SQLITE_INSERT:
             pending[map.entity].recordInsert(newKey)

@@ -40,6 +40,11 @@ public struct Migrator: Sendable {
     }
 
     var names: [String] { migrations.map(\.name) }
+
+    /// The names of every migration a store of this program has applied, in order: the
+    /// program's, then the store's own. Another kind of store (PostgreSQL's) keeps them to
+    /// say which schema it holds.
+    public var migrationNames: [String] { names }
 }
 
 /// The store's own tables, created before any registered migration and named so they can

@@ -69,7 +69,8 @@ public final class Gallery: Sendable {
     static func refusePostgres(_ location: String, cannot verb: String, hint: String) throws {
         guard PostgresLocation.isURL(location) else { return }
         throw GalleryError(.storeUnavailable,
-                           "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet",
+                           "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet: "
+                           + "only migrate, check and copy work with one",
                            hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
     }
 

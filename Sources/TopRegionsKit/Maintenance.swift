@@ -52,7 +52,10 @@ extension Gallery {
     /// a first sync that died during its bulk load are one, unless a sync is running (it
     /// builds them).
     public func check() throws -> [String] {
-        var problems = try store.read { try RegionCounts.check(in: $0) + (try Self.photosAwayFromTheirPlaces(in: $0)) }
+        var problems = try store.read { context in
+            let rows = { (sql: String) in try context.rows(sql).map(\.values) }
+            return try RegionCounts.check(rows: rows) + (try Self.photosAwayFromTheirPlaces(rows: rows))
+        }
         let integrity = try store.integrityCheck()
         if integrity != ["ok"] { problems += integrity.map { "integrity: \($0)" } }
         problems += try store.foreignKeyViolations().map { "foreign key: \(try describe($0))" }
@@ -69,11 +72,11 @@ extension Gallery {
 
     /// Photos whose region is not their place's: a resolved place's region, none for any
     /// other place or no place.
-    static func photosAwayFromTheirPlaces(in context: ReadContext) throws -> [String] {
-        let rows = try context.rows("""
-            SELECT p.flickrID, count(*) OVER () FROM Photo p LEFT JOIN Place pl ON pl.id = p.place_id
-            WHERE p.region_id IS NOT (CASE WHEN pl.status = 'resolved' THEN pl.region_id END)
-            ORDER BY p.id LIMIT 5
+    static func photosAwayFromTheirPlaces(rows query: (String) throws -> [[SQLValue]]) throws -> [String] {
+        let rows = try query("""
+            SELECT p."flickrID", count(*) OVER () FROM "Photo" p LEFT JOIN "Place" pl ON pl."id" = p."place_id"
+            WHERE p."region_id" IS DISTINCT FROM (CASE WHEN pl."status" = 'resolved' THEN pl."region_id" END)
+            ORDER BY p."id" LIMIT 5
             """)
         guard let total = rows.first?[1].int64 else { return [] }
         let examples = rows.compactMap { $0[0].string }.joined(separator: ", ")

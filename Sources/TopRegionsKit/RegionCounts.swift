@@ -85,12 +85,18 @@ enum RegionCounts {
     /// Counts recomputed from the photos, compared with the stored ones: the mismatches, as
     /// sentences (empty when all agree).
     static func check(in context: ReadContext) throws -> [String] {
+        try check(rows: { try context.rows($0).map(\.values) })
+    }
+
+    /// `check` through `rows`, which runs a query without parameters on either kind of store
+    /// (the SQL quotes every identifier, as PostgreSQL needs for mixed-case names).
+    static func check(rows: (String) throws -> [[SQLValue]]) throws -> [String] {
         var problems: [String] = []
-        let actual = try context.rows("""
-            SELECT r.id, r.placeID, r.photoCount, r.photographerCount,
-                   (SELECT count(*) FROM Photo p WHERE p.region_id = r.id),
-                   (SELECT count(DISTINCT p.photographer_id) FROM Photo p WHERE p.region_id = r.id AND p.photographer_id IS NOT NULL)
-            FROM Region r
+        let actual = try rows("""
+            SELECT r."id", r."placeID", r."photoCount", r."photographerCount",
+                   (SELECT count(*) FROM "Photo" p WHERE p."region_id" = r."id"),
+                   (SELECT count(DISTINCT p."photographer_id") FROM "Photo" p WHERE p."region_id" = r."id" AND p."photographer_id" IS NOT NULL)
+            FROM "Region" r ORDER BY r."id"
             """)
         for row in actual {
             let place = row[1].string ?? "?"
@@ -101,18 +107,18 @@ enum RegionCounts {
                 problems.append("region \(place): photographerCount is \(row[3].int64 ?? -1), but \(row[5].int64 ?? -1) photographers took its photos")
             }
         }
-        let links = try context.rows("""
-            SELECT l.region_id, l.photographer_id, l.photoCount,
-                   (SELECT count(*) FROM Photo p WHERE p.region_id = l.region_id AND p.photographer_id = l.photographer_id)
-            FROM RegionPhotographer l
+        let links = try rows("""
+            SELECT l."region_id", l."photographer_id", l."photoCount",
+                   (SELECT count(*) FROM "Photo" p WHERE p."region_id" = l."region_id" AND p."photographer_id" = l."photographer_id")
+            FROM "RegionPhotographer" l ORDER BY l."id"
             """)
         for row in links where row[2].int64 != row[3].int64 {
             problems.append("region \(row[0].int64 ?? -1), photographer \(row[1].int64 ?? -1): link says \(row[2].int64 ?? -1) photos, there are \(row[3].int64 ?? -1)")
         }
-        let missing = try context.scalar("""
-            SELECT count(*) FROM (SELECT DISTINCT region_id, photographer_id FROM Photo WHERE region_id IS NOT NULL AND photographer_id IS NOT NULL) pairs
-            WHERE NOT EXISTS (SELECT 1 FROM RegionPhotographer l WHERE l.region_id = pairs.region_id AND l.photographer_id = pairs.photographer_id)
-            """)?.int64 ?? 0
+        let missing = try rows("""
+            SELECT count(*) FROM (SELECT DISTINCT "region_id", "photographer_id" FROM "Photo" WHERE "region_id" IS NOT NULL AND "photographer_id" IS NOT NULL) pairs
+            WHERE NOT EXISTS (SELECT 1 FROM "RegionPhotographer" l WHERE l."region_id" = pairs."region_id" AND l."photographer_id" = pairs."photographer_id")
+            """).first?.first?.int64 ?? 0
         if missing > 0 { problems.append("\(missing) region/photographer pairs have photos but no link") }
         return problems
     }

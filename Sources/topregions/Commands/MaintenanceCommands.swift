@@ -62,13 +62,12 @@ extension Commands {
     static let check = Command(
         name: "check", abstract: "Recompute the counts and run the store's integrity and foreign key checks.",
         examples: [Example(arguments: ["check"], explanation: "\"ok\", or each problem found (exit 1)")],
-        discussion: "This is the way to check a store: the sqlite3 shell cannot run PRAGMA integrity_check on it (see docs/store.md)."
+        discussion: "This is the way to check a store: the sqlite3 shell cannot run PRAGMA integrity_check on it (see docs/store.md). "
+            + "A PostgreSQL store (--store postgresql://…) gets the same count checks, and its sort keys are compared with this program's order."
     ) { invocation in
         let problems: [String]
         do {
-            let gallery = try invocation.openGallery(.read)
-            defer { gallery.close() }
-            problems = try gallery.check()
+            problems = try checkProblems(of: invocation.storePath, invocation)
         } catch {
             // A store that cannot even be read is the check's answer too, in JSON as well.
             guard invocation.output.json else { throw error }
@@ -86,13 +85,18 @@ extension Commands {
 extension Commands {
     static let migrate = Command(
         name: "migrate", abstract: "Create the store, or bring it to this program's schema (sync does it on first use too).",
-        examples: [Example(arguments: ["migrate"], explanation: "create or upgrade the store")]
+        examples: [Example(arguments: ["migrate"], explanation: "create or upgrade the store")],
+        discussion: "With --store postgresql://USER@HOST/DATABASE it creates the tables of a PostgreSQL store in an empty database (docs/operations.md)."
     ) { invocation in
-        let gallery = try invocation.openGallery(.create)
-        gallery.close()
-        let path = Gallery.absolute(invocation.storePath)
-        if invocation.output.json { try invocation.output.emit(["store": path, "schema": "current"]) } else {
-            invocation.output.line("the store at \(path) has this program's schema")
+        if Gallery.isPostgres(invocation.storePath) {
+            try Gallery.migratePostgres(invocation.storePath)
+        } else {
+            let gallery = try invocation.openGallery(.create)
+            gallery.close()
+        }
+        let store = Gallery.displayed(invocation.storePath)
+        if invocation.output.json { try invocation.output.emit(["store": store, "schema": "current"]) } else {
+            invocation.output.line("the store at \(store) has this program's schema")
         }
         return 0
     }
@@ -100,32 +104,47 @@ extension Commands {
 
 extension Commands {
     static let copy = Command(
-        name: "copy", abstract: "Copy a whole gallery to a new store file: users, Recents, Favorites and thumbnails included.",
+        name: "copy", abstract: "Copy a whole gallery to a new store: users, Recents, Favorites and thumbnails included.",
         options: [.value("from", "STORE", "the store to copy (default: the one --store names)"),
-                  .value("to", "PATH", "the new store's file, which must not exist")],
+                  .value("to", "STORE", "the new store: a file that must not exist, or a PostgreSQL URL of a database with no gallery")],
         examples: [Example(arguments: ["copy", "--to", "backup.sqlite"], explanation: "a consistent copy, even while a daemon or server writes")],
-        discussion: "The copy is what was committed when it began; the store keeps being written meanwhile. The store copied is only read (a store of an older version is not migrated); the copy is brought to this version and checked (as `topregions check` does) once written. Large images stay in the image cache, which every store of the user shares."
+        discussion: "Either store may be a SQLite file or a PostgreSQL URL (--to postgresql://USER@HOST/DATABASE moves a gallery up into an empty database; --from postgresql://… --to FILE copies it back). The copy is what was committed when it began; the store keeps being written meanwhile. The store copied is only read (a store of an older version is not migrated); the copy is brought to this version and checked (as `topregions check` does) once written. A copy that fails leaves nothing at the destination. Large images stay in the image cache, which every store of the user shares."
     ) { invocation in
         guard let destination = invocation.value("to"), !destination.isEmpty else {
-            throw UsageError("copy needs --to PATH: the new store's file", command: invocation.command)
+            throw UsageError("copy needs --to STORE: the new store's file or PostgreSQL URL", command: invocation.command)
         }
         let source = invocation.value("from") ?? invocation.storePath
-        guard !source.isEmpty else { throw UsageError("--from needs a store's path", command: invocation.command) }
-        // The source is read only (a store of an older version is not migrated); the copy
-        // is brought to this version as it is opened to be checked.
-        try Gallery.copy(storeAt: source, to: destination, busyTimeout: try invocation.busyTimeout())
-        let copy = try invocation.openGallery(.write, at: destination)
-        defer { copy.close() }
-        let problems = try copy.check()
-        let status = try copy.status()
+        guard !source.isEmpty else { throw UsageError("--from needs a store's path or URL", command: invocation.command) }
+        try Gallery.copyStore(from: source, to: destination, busyTimeout: try invocation.busyTimeout())
+        let problems = try checkProblems(of: destination, invocation, use: .write)
+        let counts = try storeCounts(of: destination, invocation)
+        let (from, to) = (Gallery.displayed(source), Gallery.displayed(destination))
         if invocation.output.json {
-            try invocation.output.emit(CopyReport(from: Gallery.absolute(source), to: Gallery.absolute(destination), photos: status.photos,
-                                                  regions: status.regions, check: CheckReport(ok: problems.isEmpty, problems: problems)))
+            try invocation.output.emit(CopyReport(from: from, to: to, photos: counts.photos, regions: counts.regions,
+                                                  check: CheckReport(ok: problems.isEmpty, problems: problems)))
         } else {
-            invocation.output.line("copied \(Gallery.absolute(source)) to \(Gallery.absolute(destination)): \(status.photos) photos, \(status.regions) regions; check: \(problems.isEmpty ? "ok" : "\(problems.count) problems")")
+            invocation.output.line("copied \(from) to \(to): \(counts.photos) photos, \(counts.regions) regions; check: \(problems.isEmpty ? "ok" : "\(problems.count) problems")")
             for problem in problems { invocation.output.line(problem) }
         }
         return problems.isEmpty ? 0 : ExitStatus.failure
+    }
+
+    /// `check`'s problems with the store at `location`, a SQLite file (opened for `use`:
+    /// a new copy is brought to this version as it is opened) or a PostgreSQL URL.
+    static func checkProblems(of location: String, _ invocation: Invocation, use: Gallery.Use = .read) throws -> [String] {
+        if Gallery.isPostgres(location) { return try Gallery.checkPostgres(location) }
+        let gallery = try invocation.openGallery(use, at: location)
+        defer { gallery.close() }
+        return try gallery.check()
+    }
+
+    /// The photos and regions of the store at `location`, as `copy` reports them.
+    private static func storeCounts(of location: String, _ invocation: Invocation) throws -> (photos: Int64, regions: Int64) {
+        if Gallery.isPostgres(location) { return try Gallery.postgresCounts(location) }
+        let gallery = try invocation.openGallery(.read, at: location)
+        defer { gallery.close() }
+        let status = try gallery.status()
+        return (status.photos, status.regions)
     }
 }
 

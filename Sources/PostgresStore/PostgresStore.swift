@@ -1,0 +1,130 @@
+import Foundation
+import PostgreSQL
+import Store
+
+/// A gallery's store in a PostgreSQL database: its schema, its version, and copies in from
+/// and out to a SQLite store. The tables are the SQLite store's (`PostgresSchema`), so a
+/// copy either way holds the same rows under the same ids.
+///
+/// One connection, used from one thread at a time.
+public final class PostgresStore {
+    /// The URL with its password hidden: what messages show.
+    public let redactedLocation: String
+    /// The tables the store holds.
+    public let schema: PostgresSchema
+    /// The connection: for a program's own queries of the store (`check`'s counts).
+    public let connection: PostgresConnection
+
+    /// Connects to the database at `location` (a `postgresql://` URL; libpq's settings
+    /// such as `PGPASSFILE` and `sslmode` apply). Nothing is read or created yet.
+    public init(location: String, schema: PostgresSchema) throws {
+        redactedLocation = PostgresLocation.redacted(location)
+        self.schema = schema
+        connection = try PostgresStoreError.wrapping("cannot connect to \(redactedLocation)") { try PostgresConnection(location) }
+    }
+
+    public func close() { connection.close() }
+
+    /// What the database holds, as far as this program can tell.
+    public enum State: Equatable, Sendable {
+        /// None of the store's tables: `migrate` creates them.
+        case empty
+        /// This program's schema.
+        case current
+        /// Migrations this program does not know were applied: a newer program's store.
+        case newer(unknown: [String])
+        /// Some of this program's migrations are missing: an older program's store.
+        case older(missing: [String])
+        /// Tables named like the store's, not made by this program.
+        case foreign(tables: [String])
+    }
+
+    /// Reads which schema the database holds.
+    public func state() throws -> State {
+        try PostgresStoreError.wrapping("cannot read the schema of \(redactedLocation)") { try readState() }
+    }
+
+    private func readState() throws -> State {
+        let tables = Set(try connection.query(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").rows.compactMap { $0.first ?? nil })
+        let ours = [PostgresSchema.bookkeepingTable] + schema.schema.entities.map(\.name)
+        guard tables.contains(PostgresSchema.bookkeepingTable) else {
+            let clashing = ours.filter(tables.contains)
+            return clashing.isEmpty ? .empty : .foreign(tables: clashing)
+        }
+        let applied = try connection.query("SELECT name FROM \(PostgresSchema.quote(PostgresSchema.bookkeepingTable)) ORDER BY name")
+            .rows.compactMap { $0.first ?? nil }
+        guard applied.contains(PostgresSchema.ownMigrations[0]) else { return .foreign(tables: ours.filter(tables.contains)) }
+        let unknown = applied.filter { !schema.migrationNames.contains($0) }
+        if !unknown.isEmpty { return .newer(unknown: unknown) }
+        let missing = schema.migrationNames.filter { !applied.contains($0) }
+        return missing.isEmpty ? .current : .older(missing: missing)
+    }
+
+    /// Creates the store's tables in an empty database, or finds them current. Returns
+    /// whether it created them. Refuses a newer, older or foreign schema, changing nothing.
+    @discardableResult
+    public func migrate() throws -> Bool {
+        try PostgresStoreError.wrapping("cannot create the store in \(redactedLocation)") {
+            try connection.transaction(.readCommitted) { _ in try createIfEmpty() }
+        }
+    }
+
+    /// Within a transaction: waits for any other program creating the store, then creates
+    /// it if the database is empty. Throws for a schema this program cannot use.
+    func createIfEmpty() throws -> Bool {
+        // Two programs creating the store at once would each find it empty.
+        try connection.query("SELECT pg_advisory_xact_lock(hashtext('topregions.store.migrate'))")
+        switch try readState() {
+        case .current:
+            return false
+        case .empty:
+            for statement in schema.createStatements() { try connection.execute(statement) }
+            let now = Date().timeIntervalSince1970
+            for name in schema.migrationNames {
+                try connection.query("INSERT INTO \(PostgresSchema.quote(PostgresSchema.bookkeepingTable)) (name, applied_at) VALUES ($1, $2)",
+                                     [.text(name), .real(now)])
+            }
+            return true
+        case let other:
+            throw refusal(other)
+        }
+    }
+
+    /// Throws unless the database holds this program's schema.
+    public func requireCurrent() throws {
+        let state = try state()
+        guard state == .current else { throw refusal(state) }
+    }
+
+    private func refusal(_ state: State) -> PostgresStoreError {
+        switch state {
+        case .current:
+            return PostgresStoreError(.database, "the store in \(redactedLocation) is current")
+        case .empty:
+            return PostgresStoreError(.noStore, "there is no store in \(redactedLocation) yet")
+        case .newer(let unknown):
+            return PostgresStoreError(.newerSchema, "the store in \(redactedLocation) was written by a newer version of the program "
+                                      + "(it has applied \(unknown.joined(separator: ", "))); upgrade this one to use it")
+        case .older(let missing):
+            return PostgresStoreError(.olderSchema, "the store in \(redactedLocation) was written by an older version of the program, "
+                                      + "which this one cannot upgrade (it lacks \(missing.joined(separator: ", ")))")
+        case .foreign(let tables):
+            return PostgresStoreError(.foreignDatabase, "\(redactedLocation) holds tables named like the store's (\(tables.joined(separator: ", "))) "
+                                      + "that this program did not make; use an empty database")
+        }
+    }
+
+    /// How many rows each entity's table holds, by entity name.
+    public func rowCounts() throws -> [String: Int64] {
+        try PostgresStoreError.wrapping("cannot count the rows of \(redactedLocation)") {
+            var counts: [String: Int64] = [:]
+            for entity in schema.schema.entities {
+                let result = try connection.query("SELECT count(*) FROM \(PostgresSchema.quote(entity.name))")
+                let text = result.rows.first?.first ?? nil
+                counts[entity.name] = text.flatMap { Int64($0) } ?? 0
+            }
+            return counts
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import PostgreSQL
+import Store
+
+extension PostgresStore {
+    /// Rows read or written per round trip of a copy.
+    static let pageSize = 1000
+    /// PostgreSQL takes at most 65,535 parameters per statement; stay well under.
+    static let parametersPerInsert = 30_000
+
+    /// Copies every row of `source` into this database, which must hold no gallery yet
+    /// (the store is created when missing): one transaction, so a copy that fails leaves
+    /// the database as it was. `source` must be at this program's schema; its history is
+    /// not copied (this store's begins with the copy). Returns the rows copied per entity.
+    @discardableResult
+    public func copy(from source: Store) throws -> [String: Int] {
+        try PostgresStoreError.wrapping("cannot copy into \(redactedLocation)") {
+            try connection.transaction(.readCommitted, attempts: 1) { _ in
+                _ = try createIfEmpty()
+                try refuseRows()
+                var copied: [String: Int] = [:]
+                try source.read { context in
+                    for entity in schema.schema.entities {
+                        copied[entity.name] = try copyRows(of: PostgresColumns(entity, in: schema), from: context)
+                    }
+                }
+                for entity in schema.schema.entities { try restartIdentity(entity) }
+                return copied
+            }
+        }
+    }
+
+    /// Throws `notEmpty` when any table of the store holds a row.
+    private func refuseRows() throws {
+        for entity in schema.schema.entities {
+            let result = try connection.query("SELECT EXISTS (SELECT 1 FROM \(PostgresSchema.quote(entity.name))) AS held")
+            if try result.boolean(0, "held") == true {
+                throw PostgresStoreError(.notEmpty, "\(redactedLocation) holds a gallery already (\(entity.name) has rows); a copy overwrites nothing: "
+                                         + "give an empty database")
+            }
+        }
+    }
+
+    private func copyRows(of columns: PostgresColumns, from context: ReadContext) throws -> Int {
+        let rowsPerInsert = max(1, min(Self.pageSize, Self.parametersPerInsert / columns.quotedColumns.count))
+        var last = Int64.min
+        var copied = 0
+        while true {
+            let rows = try context.rows(columns.sqlitePageQuery(limit: Self.pageSize), [.integer(last)])
+            guard let lastRow = rows.last, let lastID = lastRow[0].int64 else { return copied }
+            for chunk in stride(from: 0, to: rows.count, by: rowsPerInsert).map({ rows[$0..<min($0 + rowsPerInsert, rows.count)] }) {
+                let values = try chunk.flatMap(columns.postgresValues)
+                try connection.query(columns.postgresInsert(rows: chunk.count), values)
+            }
+            copied += rows.count
+            last = lastID
+        }
+    }
+
+    /// Sets an entity's id sequence past the ids copied, so the next insert takes a new one.
+    private func restartIdentity(_ entity: Entity) throws {
+        let table = PostgresSchema.quote(entity.name), key = PostgresSchema.quote(entity.primaryKey)
+        try connection.query("SELECT setval(pg_get_serial_sequence($1, $2), (SELECT coalesce(max(\(key)), 0) + 1 FROM \(table)), false)",
+                             [.text(table), .text(entity.primaryKey)])
+    }
+
+    /// Copies every row of this database into `destination`, a new store at this program's
+    /// schema: what was committed when the copy began (one snapshot), in one write
+    /// transaction of `destination`, without history. The rows a new store's migrations
+    /// wrote (its first user, its settings) are replaced by the copied ones; give no store
+    /// that holds anything else. Returns the rows copied per entity.
+    @discardableResult
+    public func copy(into destination: Store) throws -> [String: Int] {
+        try requireCurrent()
+        return try PostgresStoreError.wrapping("cannot copy out of \(redactedLocation)") {
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") } }
+            let copied = try destination.loadWithoutHistory { transaction in
+                for entity in schema.schema.entities {
+                    try transaction.execute("DELETE FROM \(PostgresSchema.quote(entity.name))")
+                }
+                var copied: [String: Int] = [:]
+                for entity in schema.schema.entities {
+                    copied[entity.name] = try copyRows(of: PostgresColumns(entity, in: schema), into: transaction)
+                }
+                return copied
+            }
+            try connection.execute("COMMIT")
+            return copied
+        }
+    }
+
+    private func copyRows(of columns: PostgresColumns, into transaction: Transaction) throws -> Int {
+        var last = Int64.min
+        var copied = 0
+        while true {
+            let result = try connection.query(columns.postgresPageQuery(limit: Self.pageSize), [.integer(last)])
+            guard !result.rows.isEmpty else { return copied }
+            for row in result.rows.indices {
+                let (id, values) = try columns.sqliteValues(result, row: row)
+                try transaction.insertRow(columns.entity, id: id, values: values)
+                last = id
+            }
+            copied += result.rows.count
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import PostgresStore
+import Store
+
+extension TopRegionsSchema {
+    /// The schema as PostgreSQL tables: the text the product orders by `localizedStandard`
+    /// gets a sort key beside it (regions by name and country, photos by title, photos by
+    /// photographer by name).
+    public static var postgres: PostgresSchema {
+        PostgresSchema(schema, migrator: migrator, sortKeyAttributes: [
+            region.name: ["name", "country"],
+            photo.name: ["title"],
+            photographer.name: ["name"],
+        ])
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("topregions migrate, copy and check with a PostgreSQL store", .serialized,
+       .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
+struct PostgresCopyCLITests {
+    @Test("A gallery moved up to PostgreSQL and back to a file answers every query as the original did; the password is never shown")
+    func moveUpAndBack() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "2"]).status == 0)
+        let regions = try #require(try tool.run(["--json", "regions", "--limit", "2"]).json as? [[String: Any]]).compactMap { $0["id"] as? String }
+        let photos = regions.flatMap { region in (try? tool.run(["--json", "photos", "--region", region]).json as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? [] }
+        try #require(photos.count >= 3)
+        #expect(try tool.run(["users", "add", "ann"]).status == 0)
+        for photo in photos.prefix(3) { #expect(try tool.run(["view", photo, "--user", "ann"]).status == 0) }
+        #expect(try tool.run(["favorites", "add", photos[2]]).status == 0)
+        #expect(try tool.run(["favorites", "add", photos[0]]).status == 0)
+
+        // A password in the URL (the test server trusts loopback and ignores it) is never printed.
+        let plain = try PostgresTestServer.shared().makeDatabase("cli")
+        let database = plain.replacingOccurrences(of: "postgres@", with: "postgres:pw-hunter2@")
+        let redacted = plain.replacingOccurrences(of: "postgres@", with: "postgres:***@")
+        let up = try tool.run(["--json", "copy", "--to", database])
+        #expect(up.status == 0, "\(up.stderr)")
+        let report = try #require(up.json as? [String: Any])
+        #expect(report["to"] as? String == redacted)
+        #expect((report["check"] as? [String: Any])?["ok"] as? Bool == true)
+        #expect(report["photos"] as? Int ?? 0 > 0)
+
+        let check = try tool.runWithoutStore(["--store", database, "check"])
+        #expect(check.status == 0 && check.stdout == "ok\n", "\(check.stderr)")
+        let migrate = try tool.runWithoutStore(["migrate"], environment: ["TOPREGIONS_STORE": database])
+        #expect(migrate.status == 0 && migrate.stdout.contains("has this program's schema") && migrate.stdout.contains(redacted), "\(migrate.stderr)")
+        let again = try tool.run(["copy", "--to", database])
+        #expect(again.status == 1 && again.stderr.contains("overwrites nothing"), "\(again.stderr)")
+        let unsupported = try tool.runWithoutStore(["--store", database, "regions"])
+        #expect(unsupported.status == 1 && unsupported.stderr.contains("only migrate, check and copy"), "\(unsupported.stderr)")
+
+        let back = tool.directory.appendingPathComponent("back.sqlite").path
+        let down = try tool.runWithoutStore(["copy", "--from", database, "--to", back])
+        #expect(down.status == 0 && down.stdout.contains("check: ok"), "\(down.stderr)")
+        let mode = (try FileManager.default.attributesOfItem(atPath: back)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600, "a copy out of PostgreSQL is its user's only, as a store is: \(String(mode ?? 0, radix: 8))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tool.directory.path).filter { $0.hasPrefix(".topregions-copy") } == [])
+        for words in [["regions", "--limit", "1000"], ["regions", "--by-country"], ["photos", "--region", regions[0]],
+                      ["recents", "--user", "ann"], ["favorites"], ["users"]] {
+            let original = try tool.run(["--json"] + words)
+            let copied = try tool.runWithoutStore(["--store", back, "--json"] + words)
+            #expect(original.status == 0 && copied.stdout == original.stdout, "\(words) is the same on the copy: \(original.stderr)")
+        }
+        for run in [up, check, migrate, again, unsupported, down] {
+            #expect(!(run.stdout + run.stderr).contains("hunter2"))
+        }
+    }
+
+    @Test("A database of a newer program is refused by migrate, check and copy, and left as it was")
+    func newerDatabaseRefused() throws {
+        let tool = try Tool()
+        let database = try PostgresTestServer.shared().makeDatabase("newer")
+        #expect(try tool.runWithoutStore(["--store", database, "migrate"]).status == 0)
+        let psql = try PostgresTestServer.shared().program("psql")
+        let insert = Process()
+        insert.executableURL = URL(fileURLWithPath: psql)
+        insert.arguments = [database, "-q", "-c", "INSERT INTO store_migrations VALUES ('topregions.v9.later', 0)"]
+        try insert.run()
+        insert.waitUntilExit()
+        #expect(insert.terminationStatus == 0)
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        for words in [["--store", database, "migrate"], ["--store", database, "check"], ["copy", "--from", tool.store, "--to", database]] {
+            let run = try tool.runWithoutStore(words)
+            #expect(run.status == 1 && run.stderr.contains("newer version"), "\(words): \(run.stderr)")
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import PostgreSQL
+import PostgresStore
+import Store
+import TestSupport
+import Testing
+@testable import TopRegionsKit
+
+/// A gallery in SQLite with two users' lists, a thumbnail and hard titles, and a fresh
+/// database on the throwaway PostgreSQL server.
+private final class CopyFixture {
+    let test: TestGallery
+    let database: String
+    var path: String { test.gallery.path ?? "" }
+
+    init() async throws {
+        test = try TestGallery()
+        database = try PostgresTestServer.shared().makeDatabase("copy")
+        let gallery = test.gallery
+        _ = try await gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 2, perPage: 100))
+        let photos = try await gallery.store.read {
+            try $0.fetch(FetchRequest(PhotoRecord.self, predicate: Key("region").isNotNull, sortDescriptors: [SortKey("id")]), as: PhotoRecord.self)
+        }
+        // The top region's titles become the collation corpus's hardest (digits, widths, accents).
+        let (_, regionID) = try await test.topRegion()
+        let inRegion = photos.filter { $0.regionID == regionID }
+        let titles = generatedTitles(count: inRegion.count, seed: 23)
+        try await gallery.store.write { transaction in
+            for (photo, title) in zip(inRegion, titles) {
+                try transaction.execute("UPDATE Photo SET title = ? WHERE id = ?", [.text(title), .integer(photo.id ?? 0)])
+            }
+        }
+        let local = try gallery.user(named: GalleryUser.localName)
+        let (other, _) = try gallery.addUser(named: "ada")
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for (offset, photo) in photos.prefix(22).enumerated() {
+            _ = try gallery.recordView(photoID: photo.id ?? 0, at: start.addingTimeInterval(Double(offset)), for: offset % 3 == 0 ? other : local)
+        }
+        for photo in photos.suffix(5).reversed() { try gallery.addFavorite(photoID: photo.id ?? 0, for: local) }
+        try await gallery.store.write { transaction in
+            var thumbnail = ThumbnailRecord(bytes: [0xFF, 0xD8, 0x00, 0x01, 0xFF, 0xD9], fetchedAt: start, photoID: photos[0].id ?? 0)
+            try transaction.insert(&thumbnail)
+        }
+    }
+}
+
+/// Every row of every entity, by table, as stored (id first, then the stored columns).
+private func allRows(of gallery: Gallery) throws -> [String: [[SQLValue]]] {
+    try gallery.store.read { context in
+        var tables: [String: [[SQLValue]]] = [:]
+        for entity in TopRegionsSchema.entities {
+            let columns = ([entity.primaryKey] + entity.storedColumns).map { "\"\($0)\"" }.joined(separator: ", ")
+            tables[entity.name] = try context.rows("SELECT \(columns) FROM \"\(entity.name)\" ORDER BY id").map(\.values)
+        }
+        return tables
+    }
+}
+
+@Suite("A gallery copied to PostgreSQL and back", .serialized,
+       .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
+struct PostgresStoreCopyTests {
+    @Test("SQLite → PostgreSQL → SQLite gives back every row of every table, and check finds nothing on either")
+    func roundTrip() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        #expect(try Gallery.checkPostgres(fixture.database) == [])
+        let counts = try Gallery.postgresCounts(fixture.database)
+        let status = try fixture.test.gallery.status()
+        #expect(counts.photos == status.photos && counts.regions == status.regions)
+
+        let back = fixture.test.directory.appendingPathComponent("back.sqlite").path
+        try Gallery.copyStore(from: fixture.database, to: back)
+        let copy = try Gallery.open(path: back, for: .read)
+        defer { copy.close() }
+        #expect(try copy.check() == [])
+        let original = try allRows(of: fixture.test.gallery), copied = try allRows(of: copy)
+        for entity in TopRegionsSchema.entities {
+            #expect(copied[entity.name] == original[entity.name], "\(entity.name) differs")
+        }
+        #expect(original["Thumbnail"]?.count == 1 && original["Recent"]?.count == 22 && original["Favorite"]?.count == 5)
+        let local = try copy.user(named: GalleryUser.localName)
+        #expect(try copy.recentRows(for: local) == fixture.test.gallery.recentRows(for: try fixture.test.gallery.user(named: GalleryUser.localName)))
+        #expect(try copy.favoriteRows(for: local).map(\.id) == fixture.test.gallery.favoriteRows(for: try fixture.test.gallery.user(named: GalleryUser.localName)).map(\.id))
+        #expect(try copy.store.history(since: 0).isEmpty, "a copy starts without history")
+
+        // New rows in the copy take new ids: the identity sequences were moved past the copied ones.
+        let connection = try PostgresConnection(fixture.database)
+        defer { connection.close() }
+        let id = try connection.query("INSERT INTO \"Setting\" (key, value) VALUES ('probe', 'x') RETURNING id").integer(0, "id")
+        #expect(id ?? 0 > (original["Setting"]?.compactMap { $0[0].int64 }.max() ?? 0))
+    }
+
+    @Test("PostgreSQL orders top regions and a region's photos by the stored keys exactly as SQLite's collation does")
+    func sameOrder() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let connection = try PostgresConnection(fixture.database)
+        defer { connection.close() }
+        let top = try connection.query("""
+            SELECT "placeID" FROM "Region" WHERE "photoCount" > 0 ORDER BY "photographerCount" DESC, "name_sortkey", "placeID" LIMIT 50
+            """).rows.map { $0[0] ?? "" }
+        #expect(top == (try fixture.test.gallery.topRegions(limit: 50)).map(\.placeID))
+        let (_, regionID) = try await fixture.test.topRegion()
+        let photos = try connection.query("""
+            SELECT "flickrID" FROM "Photo" WHERE "region_id" = $1 ORDER BY "title_sortkey", "flickrNumber"
+            """, [.integer(regionID)]).rows.map { $0[0] ?? "" }
+        let expected = try fixture.test.gallery.photos(inRegion: regionID).map(\.flickrID)
+        #expect(expected.count > 5)
+        #expect(photos == expected)
+    }
+
+    @Test("check on PostgreSQL finds a wrong count and a sort key another order made")
+    func checkFindsProblems() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let connection = try PostgresConnection(fixture.database)
+        defer { connection.close() }
+        let region = try #require(try connection.query("SELECT \"placeID\" AS place FROM \"Region\" ORDER BY id LIMIT 1").text(0, "place"))
+        try connection.query("UPDATE \"Region\" SET \"photoCount\" = \"photoCount\" + 7 WHERE \"placeID\" = $1", [.text(region)])
+        try connection.query("UPDATE \"Photo\" SET \"title_sortkey\" = '\\x00'::bytea WHERE id = (SELECT min(id) FROM \"Photo\")")
+        let problems = try Gallery.checkPostgres(fixture.database)
+        #expect(problems.contains { $0.hasPrefix("region \(region): photoCount is") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("1 sort key differs") }, "\(problems)")
+    }
+
+    @Test("A copy overwrites nothing: a database holding a gallery, a file that exists")
+    func copyOverwritesNothing() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let before = try Gallery.postgresCounts(fixture.database)
+        #expect(throws: GalleryError.self) { try Gallery.copyStore(from: fixture.path, to: fixture.database) }
+        do { try Gallery.copyStore(from: fixture.path, to: fixture.database) } catch let error as GalleryError {
+            #expect(error.message.contains("holds a gallery already"), "\(error.message)")
+        }
+        #expect(try Gallery.postgresCounts(fixture.database) == before)
+
+        let existing = fixture.test.directory.appendingPathComponent("existing.sqlite").path
+        try Data("not mine".utf8).write(to: URL(fileURLWithPath: existing))
+        #expect(throws: GalleryError.self) { try Gallery.copyStore(from: fixture.database, to: existing) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("not mine".utf8))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: fixture.test.directory.path).filter { $0.hasPrefix(".topregions-copy") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("A copy that fails part way leaves the database as it was: no tables, no rows")
+    func failedCopyLeavesNothing() async throws {
+        let fixture = try await CopyFixture()
+        // Text PostgreSQL cannot hold, written behind the gallery's back.
+        try await fixture.test.gallery.store.write { transaction in
+            try transaction.execute("UPDATE Photo SET title = 'a' || char(0) || 'b' WHERE id = (SELECT max(id) FROM Photo)")
+        }
+        do {
+            try Gallery.copyStore(from: fixture.path, to: fixture.database)
+            Issue.record("a NUL in a title was copied")
+        } catch let error as GalleryError {
+            #expect(error.message.contains("title holds text with a NUL character"), "\(error.message)")
+        }
+        let store = try PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres)
+        defer { store.close() }
+        #expect(try store.state() == .empty)
+    }
+
+    @Test("migrate creates the tables once; a newer program's store, a foreign table and a missing store are refused")
+    func versions() throws {
+        let server = try PostgresTestServer.shared()
+        let database = try server.makeDatabase("migrate")
+        #expect(try Gallery.migratePostgres(database) == true)
+        #expect(try Gallery.migratePostgres(database) == false)
+        #expect(try Gallery.checkPostgres(database) == [])
+
+        let connection = try PostgresConnection(database)
+        try connection.query("INSERT INTO store_migrations (name, applied_at) VALUES ('topregions.v99.future', 0)")
+        connection.close()
+        do { try Gallery.migratePostgres(database); Issue.record("a newer store was accepted") } catch let error as GalleryError {
+            #expect(error.message.contains("newer version") && error.message.contains("topregions.v99.future"), "\(error.message)")
+        }
+
+        let foreign = try server.makeDatabase("foreign")
+        let other = try PostgresConnection(foreign)
+        try other.execute("CREATE TABLE \"Photo\" (id int)")
+        other.close()
+        do { try Gallery.migratePostgres(foreign); Issue.record("a foreign table was taken over") } catch let error as GalleryError {
+            #expect(error.message.contains("did not make"), "\(error.message)")
+        }
+
+        let empty = try server.makeDatabase("empty")
+        do { _ = try Gallery.checkPostgres(empty); Issue.record("an empty database checked") } catch let error as GalleryError {
+            #expect(error.kind == .noStore, "\(error)")
+        }
+    }
+}
