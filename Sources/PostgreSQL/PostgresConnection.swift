@@ -40,6 +40,9 @@ public final class PostgresConnection {
             settings.append(("connect_timeout", String(defaultConnectTimeout)))
         }
         settings.append(("dbname", location))
+        // After the location, so that it wins: text goes both ways as UTF-8 whatever the
+        // database's encoding (a database that cannot hold a character refuses it).
+        settings.append(("client_encoding", "UTF8"))
         let connection = withCStringArray(settings.map(\.0)) { keywords in
             withCStringArray(settings.map(\.1)) { values in
                 PQconnectdbParams(keywords, values, 1)

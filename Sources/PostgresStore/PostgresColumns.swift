@@ -37,13 +37,9 @@ struct PostgresColumns {
             + "ORDER BY \(PostgresSchema.quote(entity.primaryKey)) LIMIT \(limit)"
     }
 
-    /// An `INSERT` of `rows` rows of every column PostgreSQL holds.
-    func postgresInsert(rows: Int) -> String {
-        let width = quotedColumns.count
-        let tuples = (0..<rows).map { row in
-            "(" + (1...width).map { "$\(row * width + $0)" }.joined(separator: ", ") + ")"
-        }
-        return "INSERT INTO \(PostgresSchema.quote(entity.name)) (\(quotedColumns.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))"
+    /// The `COPY … FROM STDIN` of every column PostgreSQL holds.
+    func postgresCopy() -> String {
+        "COPY \(PostgresSchema.quote(entity.name)) (\(quotedColumns.joined(separator: ", "))) FROM STDIN"
     }
 
     /// A SQLite row (id, stored columns) as PostgreSQL's parameters, with its sort keys.

@@ -79,6 +79,7 @@ public final class PostgresStore {
         case .current:
             return false
         case .empty:
+            try refuseEncoding()
             for statement in schema.createStatements() { try connection.execute(statement) }
             let now = Date().timeIntervalSince1970
             for name in schema.migrationNames {
@@ -89,6 +90,15 @@ public final class PostgresStore {
         case let other:
             throw refusal(other)
         }
+    }
+
+    /// Refuses a database whose encoding cannot hold every character a gallery may store
+    /// (titles come in every script): UTF-8 only, or SQL_ASCII, which keeps bytes as given.
+    private func refuseEncoding() throws {
+        let encoding = try connection.query("SHOW server_encoding").rows.first?.first ?? nil
+        guard let encoding, !["UTF8", "SQL_ASCII"].contains(encoding) else { return }
+        throw PostgresStoreError(.foreignDatabase, "\(redactedLocation) stores text as \(encoding), which cannot hold every title; "
+                                 + "create the database with --encoding=UTF8 --template=template0")
     }
 
     /// Throws unless the database holds this program's schema.

@@ -5,8 +5,8 @@ import Store
 extension PostgresStore {
     /// Rows read or written per round trip of a copy.
     static let pageSize = 1000
-    /// PostgreSQL takes at most 65,535 parameters per statement; stay well under.
-    static let parametersPerInsert = 30_000
+    /// Rows read from SQLite and sent in one `COPY` while copying into PostgreSQL.
+    static let copyPageSize = 5000
 
     /// Copies every row of `source` into this database, which must hold no gallery yet
     /// (the store is created when missing): one transaction, so a copy that fails leaves
@@ -41,17 +41,15 @@ extension PostgresStore {
         }
     }
 
+    /// Copies an entity's rows a page at a time, each page one `COPY … FROM STDIN`.
     private func copyRows(of columns: PostgresColumns, from context: ReadContext) throws -> Int {
-        let rowsPerInsert = max(1, min(Self.pageSize, Self.parametersPerInsert / columns.quotedColumns.count))
+        let copy = columns.postgresCopy()
         var last = Int64.min
         var copied = 0
         while true {
-            let rows = try context.rows(columns.sqlitePageQuery(limit: Self.pageSize), [.integer(last)])
-            guard let lastRow = rows.last, let lastID = lastRow[0].int64 else { return copied }
-            for chunk in stride(from: 0, to: rows.count, by: rowsPerInsert).map({ rows[$0..<min($0 + rowsPerInsert, rows.count)] }) {
-                let values = try chunk.flatMap(columns.postgresValues)
-                try connection.query(columns.postgresInsert(rows: chunk.count), values)
-            }
+            let rows = try context.rows(columns.sqlitePageQuery(limit: Self.copyPageSize), [.integer(last)])
+            guard let lastID = rows.last?[0].int64 else { return copied }
+            try connection.copyIn(copy, rows: try rows.map(columns.postgresValues))
             copied += rows.count
             last = lastID
         }

@@ -160,7 +160,7 @@ struct PostgresStoreCopyTests {
         #expect(try store.state() == .empty)
     }
 
-    @Test("migrate creates the tables once; a newer program's store, a foreign table and a missing store are refused")
+    @Test("migrate creates the tables once; a newer program's store, a foreign table, a LATIN1 database and a missing store are refused")
     func versions() throws {
         let server = try PostgresTestServer.shared()
         let database = try server.makeDatabase("migrate")
@@ -181,6 +181,14 @@ struct PostgresStoreCopyTests {
         other.close()
         do { try Gallery.migratePostgres(foreign); Issue.record("a foreign table was taken over") } catch let error as GalleryError {
             #expect(error.message.contains("did not make"), "\(error.message)")
+        }
+
+        let admin = try PostgresConnection(server.url())
+        let latin = "latin_\(UInt32.random(in: 0...UInt32.max))"
+        try admin.execute("CREATE DATABASE \(latin) ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'")
+        admin.close()
+        do { try Gallery.migratePostgres(server.url(database: latin)); Issue.record("a LATIN1 database was taken") } catch let error as GalleryError {
+            #expect(error.message.contains("LATIN1") && error.message.contains("--encoding=UTF8"), "\(error.message)")
         }
 
         let empty = try server.makeDatabase("empty")
