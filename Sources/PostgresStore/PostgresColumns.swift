@@ -19,27 +19,27 @@ struct PostgresColumns {
         types = entity.storedColumns.map { column in entity.attribute(named: column)?.type ?? .integer }
         sortKeySources = schema.sortKeys(of: entity).compactMap { entity.storedColumns.firstIndex(of: $0) }
         quotedColumns = ([entity.primaryKey] + entity.storedColumns + schema.sortKeys(of: entity).map(PostgresSchema.sortKeyColumn))
-            .map(PostgresSchema.quote)
+            .map(PostgresSchema.identifier)
     }
 
     /// The SQLite store's `SELECT` of a page of rows after an id, in id order.
     func sqlitePageQuery(limit: Int) -> String {
-        let columns = ([entity.primaryKey] + entity.storedColumns).map(PostgresSchema.quote).joined(separator: ", ")
-        return "SELECT \(columns) FROM \(PostgresSchema.quote(entity.name)) WHERE \(PostgresSchema.quote(entity.primaryKey)) > ? "
-            + "ORDER BY \(PostgresSchema.quote(entity.primaryKey)) LIMIT \(limit)"
+        let columns = ([entity.primaryKey] + entity.storedColumns).map(PostgresSchema.identifier).joined(separator: ", ")
+        return "SELECT \(columns) FROM \(PostgresSchema.identifier(entity.name)) WHERE \(PostgresSchema.identifier(entity.primaryKey)) > ? "
+            + "ORDER BY \(PostgresSchema.identifier(entity.primaryKey)) LIMIT \(limit)"
     }
 
     /// PostgreSQL's `SELECT` of a page of rows after an id (`$1`), in id order: the id and
     /// stored columns, not the keys (they are made again from the text).
     func postgresPageQuery(limit: Int) -> String {
         let columns = quotedColumns.prefix(1 + entity.storedColumns.count).joined(separator: ", ")
-        return "SELECT \(columns) FROM \(PostgresSchema.quote(entity.name)) WHERE \(PostgresSchema.quote(entity.primaryKey)) > $1 "
-            + "ORDER BY \(PostgresSchema.quote(entity.primaryKey)) LIMIT \(limit)"
+        return "SELECT \(columns) FROM \(PostgresSchema.identifier(entity.name)) WHERE \(PostgresSchema.identifier(entity.primaryKey)) > $1 "
+            + "ORDER BY \(PostgresSchema.identifier(entity.primaryKey)) LIMIT \(limit)"
     }
 
     /// The `COPY … FROM STDIN` of every column PostgreSQL holds.
     func postgresCopy() -> String {
-        "COPY \(PostgresSchema.quote(entity.name)) (\(quotedColumns.joined(separator: ", "))) FROM STDIN"
+        "COPY \(PostgresSchema.identifier(entity.name)) (\(quotedColumns.joined(separator: ", "))) FROM STDIN"
     }
 
     /// A SQLite row (id, stored columns) as PostgreSQL's parameters, with its sort keys.

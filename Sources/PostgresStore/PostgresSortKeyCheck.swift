@@ -25,8 +25,8 @@ extension PostgresStore {
     }
 
     private func staleSortKeys(_ entity: Entity, _ attribute: String) throws -> [StaleSortKey] {
-        let table = PostgresSchema.quote(entity.name), key = PostgresSchema.quote(entity.primaryKey)
-        let sql = "SELECT \(key) AS id, \(PostgresSchema.quote(attribute)) AS text, \(PostgresSchema.quote(PostgresSchema.sortKeyColumn(attribute))) AS key "
+        let table = PostgresSchema.identifier(entity.name), key = PostgresSchema.identifier(entity.primaryKey)
+        let sql = "SELECT \(key) AS id, \(PostgresSchema.identifier(attribute)) AS text, \(PostgresSchema.identifier(PostgresSchema.sortKeyColumn(attribute))) AS key "
             + "FROM \(table) WHERE \(key) > $1 ORDER BY \(key) LIMIT \(Self.pageSize)"
         var stale: [StaleSortKey] = []
         var last = Int64.min

@@ -47,12 +47,12 @@ public final class PostgresStore {
     private func readState() throws -> State {
         let tables = Set(try connection.query(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").rows.compactMap { $0.first ?? nil })
-        let ours = [PostgresSchema.bookkeepingTable] + schema.schema.entities.map(\.name)
+        let ours = ([PostgresSchema.bookkeepingTable] + schema.schema.entities.map(\.name)).map { $0.lowercased() }
         guard tables.contains(PostgresSchema.bookkeepingTable) else {
             let clashing = ours.filter(tables.contains)
             return clashing.isEmpty ? .empty : .foreign(tables: clashing)
         }
-        let applied = try connection.query("SELECT name FROM \(PostgresSchema.quote(PostgresSchema.bookkeepingTable)) ORDER BY name")
+        let applied = try connection.query("SELECT name FROM \(PostgresSchema.identifier(PostgresSchema.bookkeepingTable)) ORDER BY name")
             .rows.compactMap { $0.first ?? nil }
         guard applied.contains(PostgresSchema.ownMigrations[0]) else { return .foreign(tables: ours.filter(tables.contains)) }
         let unknown = applied.filter { !schema.migrationNames.contains($0) }
@@ -79,11 +79,12 @@ public final class PostgresStore {
         case .current:
             return false
         case .empty:
+            try schema.validateNames()
             try refuseEncoding()
             for statement in schema.createStatements() { try connection.execute(statement) }
             let now = Date().timeIntervalSince1970
             for name in schema.migrationNames {
-                try connection.query("INSERT INTO \(PostgresSchema.quote(PostgresSchema.bookkeepingTable)) (name, applied_at) VALUES ($1, $2)",
+                try connection.query("INSERT INTO \(PostgresSchema.identifier(PostgresSchema.bookkeepingTable)) (name, applied_at) VALUES ($1, $2)",
                                      [.text(name), .real(now)])
             }
             return true
@@ -130,7 +131,7 @@ public final class PostgresStore {
         try PostgresStoreError.wrapping("cannot count the rows of \(redactedLocation)") {
             var counts: [String: Int64] = [:]
             for entity in schema.schema.entities {
-                let result = try connection.query("SELECT count(*) FROM \(PostgresSchema.quote(entity.name))")
+                let result = try connection.query("SELECT count(*) FROM \(PostgresSchema.identifier(entity.name))")
                 let text = result.rows.first?.first ?? nil
                 counts[entity.name] = text.flatMap { Int64($0) } ?? 0
             }

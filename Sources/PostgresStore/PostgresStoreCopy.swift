@@ -33,7 +33,7 @@ extension PostgresStore {
     /// Throws `notEmpty` when any table of the store holds a row.
     private func refuseRows() throws {
         for entity in schema.schema.entities {
-            let result = try connection.query("SELECT EXISTS (SELECT 1 FROM \(PostgresSchema.quote(entity.name))) AS held")
+            let result = try connection.query("SELECT EXISTS (SELECT 1 FROM \(PostgresSchema.identifier(entity.name))) AS held")
             if try result.boolean(0, "held") == true {
                 throw PostgresStoreError(.notEmpty, "\(redactedLocation) holds a gallery already (\(entity.name) has rows); a copy overwrites nothing: "
                                          + "give an empty database")
@@ -57,7 +57,7 @@ extension PostgresStore {
 
     /// Sets an entity's id sequence past the ids copied, so the next insert takes a new one.
     private func restartIdentity(_ entity: Entity) throws {
-        let table = PostgresSchema.quote(entity.name), key = PostgresSchema.quote(entity.primaryKey)
+        let table = PostgresSchema.identifier(entity.name), key = PostgresSchema.identifier(entity.primaryKey)
         try connection.query("SELECT setval(pg_get_serial_sequence($1, $2), (SELECT coalesce(max(\(key)), 0) + 1 FROM \(table)), false)",
                              [.text(table), .text(entity.primaryKey)])
     }
@@ -75,7 +75,7 @@ extension PostgresStore {
             defer { if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") } }
             let copied = try destination.loadWithoutHistory { transaction in
                 for entity in schema.schema.entities {
-                    try transaction.execute("DELETE FROM \(PostgresSchema.quote(entity.name))")
+                    try transaction.execute("DELETE FROM \(PostgresSchema.identifier(entity.name))")
                 }
                 var copied: [String: Int] = [:]
                 for entity in schema.schema.entities {

@@ -46,7 +46,7 @@ extension Gallery {
         try withPostgresStore(location) { store in
             try store.requireCurrent()
             let count = { (sql: String) in Int64((try store.connection.query(sql)).rows.first?.first.flatMap { $0 } ?? "0") ?? 0 }
-            return (try count("SELECT count(*) FROM \"Photo\""), try count("SELECT count(*) FROM \"Region\" WHERE \"photoCount\" > 0"))
+            return (try count("SELECT count(*) FROM Photo"), try count("SELECT count(*) FROM Region WHERE photoCount > 0"))
         }
     }
 

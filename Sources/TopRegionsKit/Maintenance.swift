@@ -74,9 +74,9 @@ extension Gallery {
     /// other place or no place.
     static func photosAwayFromTheirPlaces(rows query: (String) throws -> [[SQLValue]]) throws -> [String] {
         let rows = try query("""
-            SELECT p."flickrID", count(*) OVER () FROM "Photo" p LEFT JOIN "Place" pl ON pl."id" = p."place_id"
-            WHERE p."region_id" IS DISTINCT FROM (CASE WHEN pl."status" = 'resolved' THEN pl."region_id" END)
-            ORDER BY p."id" LIMIT 5
+            SELECT p.flickrID, count(*) OVER () FROM Photo p LEFT JOIN Place pl ON pl.id = p.place_id
+            WHERE p.region_id IS DISTINCT FROM (CASE WHEN pl.status = 'resolved' THEN pl.region_id END)
+            ORDER BY p.id LIMIT 5
             """)
         guard let total = rows.first?[1].int64 else { return [] }
         let examples = rows.compactMap { $0[0].string }.joined(separator: ", ")

@@ -89,14 +89,14 @@ enum RegionCounts {
     }
 
     /// `check` through `rows`, which runs a query without parameters on either kind of store
-    /// (the SQL quotes every identifier, as PostgreSQL needs for mixed-case names).
+    /// (names unquoted: PostgreSQL's are the SQLite store's in lower case).
     static func check(rows: (String) throws -> [[SQLValue]]) throws -> [String] {
         var problems: [String] = []
         let actual = try rows("""
-            SELECT r."id", r."placeID", r."photoCount", r."photographerCount",
-                   (SELECT count(*) FROM "Photo" p WHERE p."region_id" = r."id"),
-                   (SELECT count(DISTINCT p."photographer_id") FROM "Photo" p WHERE p."region_id" = r."id" AND p."photographer_id" IS NOT NULL)
-            FROM "Region" r ORDER BY r."id"
+            SELECT r.id, r.placeID, r.photoCount, r.photographerCount,
+                   (SELECT count(*) FROM Photo p WHERE p.region_id = r.id),
+                   (SELECT count(DISTINCT p.photographer_id) FROM Photo p WHERE p.region_id = r.id AND p.photographer_id IS NOT NULL)
+            FROM Region r ORDER BY r.id
             """)
         for row in actual {
             let place = row[1].string ?? "?"
@@ -108,16 +108,16 @@ enum RegionCounts {
             }
         }
         let links = try rows("""
-            SELECT l."region_id", l."photographer_id", l."photoCount",
-                   (SELECT count(*) FROM "Photo" p WHERE p."region_id" = l."region_id" AND p."photographer_id" = l."photographer_id")
-            FROM "RegionPhotographer" l ORDER BY l."id"
+            SELECT l.region_id, l.photographer_id, l.photoCount,
+                   (SELECT count(*) FROM Photo p WHERE p.region_id = l.region_id AND p.photographer_id = l.photographer_id)
+            FROM RegionPhotographer l ORDER BY l.id
             """)
         for row in links where row[2].int64 != row[3].int64 {
             problems.append("region \(row[0].int64 ?? -1), photographer \(row[1].int64 ?? -1): link says \(row[2].int64 ?? -1) photos, there are \(row[3].int64 ?? -1)")
         }
         let missing = try rows("""
-            SELECT count(*) FROM (SELECT DISTINCT "region_id", "photographer_id" FROM "Photo" WHERE "region_id" IS NOT NULL AND "photographer_id" IS NOT NULL) pairs
-            WHERE NOT EXISTS (SELECT 1 FROM "RegionPhotographer" l WHERE l."region_id" = pairs."region_id" AND l."photographer_id" = pairs."photographer_id")
+            SELECT count(*) FROM (SELECT DISTINCT region_id, photographer_id FROM Photo WHERE region_id IS NOT NULL AND photographer_id IS NOT NULL) pairs
+            WHERE NOT EXISTS (SELECT 1 FROM RegionPhotographer l WHERE l.region_id = pairs.region_id AND l.photographer_id = pairs.photographer_id)
             """).first?.first?.int64 ?? 0
         if missing > 0 { problems.append("\(missing) region/photographer pairs have photos but no link") }
         return problems

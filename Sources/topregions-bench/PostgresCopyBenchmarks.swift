@@ -67,8 +67,8 @@ enum PostgresCopyBenchmarks {
         defer { reader.close() }
         var tables: [(insert: String, copy: String, rows: [[PostgresValue]])] = []
         for entity in TopRegionsSchema.postgres.schema.entities {
-            let result = try reader.query("SELECT * FROM \(PostgresSchema.quote(entity.name))")
-            let table = PostgresSchema.quote(entity.name), columns = result.columns.map(PostgresSchema.quote).joined(separator: ", ")
+            let result = try reader.query("SELECT * FROM \(PostgresSchema.identifier(entity.name))")
+            let table = PostgresSchema.identifier(entity.name), columns = result.columns.map(PostgresSchema.identifier).joined(separator: ", ")
             let parameters = (1...max(1, result.columns.count)).map { "$\($0)" }.joined(separator: ", ")
             tables.append(("INSERT INTO \(table) (\(columns)) VALUES (\(parameters))", "COPY \(table) (\(columns)) FROM STDIN",
                            result.rows.map { row in row.map { $0.map(PostgresValue.text) ?? .null } }))

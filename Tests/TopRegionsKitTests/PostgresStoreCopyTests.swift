@@ -86,7 +86,7 @@ struct PostgresStoreCopyTests {
         // New rows in the copy take new ids: the identity sequences were moved past the copied ones.
         let connection = try PostgresConnection(fixture.database)
         defer { connection.close() }
-        let id = try connection.query("INSERT INTO \"Setting\" (key, value) VALUES ('probe', 'x') RETURNING id").integer(0, "id")
+        let id = try connection.query("INSERT INTO setting (key, value) VALUES ('probe', 'x') RETURNING id").integer(0, "id")
         #expect(id ?? 0 > (original["Setting"]?.compactMap { $0[0].int64 }.max() ?? 0))
     }
 
@@ -97,12 +97,12 @@ struct PostgresStoreCopyTests {
         let connection = try PostgresConnection(fixture.database)
         defer { connection.close() }
         let top = try connection.query("""
-            SELECT "placeID" FROM "Region" WHERE "photoCount" > 0 ORDER BY "photographerCount" DESC, "name_sortkey", "placeID" LIMIT 50
+            SELECT placeID FROM Region WHERE photoCount > 0 ORDER BY photographerCount DESC, name_sortkey, placeID LIMIT 50
             """).rows.map { $0[0] ?? "" }
         #expect(top == (try fixture.test.gallery.topRegions(limit: 50)).map(\.placeID))
         let (_, regionID) = try await fixture.test.topRegion()
         let photos = try connection.query("""
-            SELECT "flickrID" FROM "Photo" WHERE "region_id" = $1 ORDER BY "title_sortkey", "flickrNumber"
+            SELECT flickrID FROM Photo WHERE region_id = $1 ORDER BY title_sortkey, flickrNumber
             """, [.integer(regionID)]).rows.map { $0[0] ?? "" }
         let expected = try fixture.test.gallery.photos(inRegion: regionID).map(\.flickrID)
         #expect(expected.count > 5)
@@ -115,9 +115,9 @@ struct PostgresStoreCopyTests {
         try Gallery.copyStore(from: fixture.path, to: fixture.database)
         let connection = try PostgresConnection(fixture.database)
         defer { connection.close() }
-        let region = try #require(try connection.query("SELECT \"placeID\" AS place FROM \"Region\" ORDER BY id LIMIT 1").text(0, "place"))
-        try connection.query("UPDATE \"Region\" SET \"photoCount\" = \"photoCount\" + 7 WHERE \"placeID\" = $1", [.text(region)])
-        try connection.query("UPDATE \"Photo\" SET \"title_sortkey\" = '\\x00'::bytea WHERE id = (SELECT min(id) FROM \"Photo\")")
+        let region = try #require(try connection.query("SELECT placeID AS place FROM Region ORDER BY id LIMIT 1").text(0, "place"))
+        try connection.query("UPDATE Region SET photoCount = photoCount + 7 WHERE placeID = $1", [.text(region)])
+        try connection.query("UPDATE Photo SET title_sortkey = '\\x00'::bytea WHERE id = (SELECT min(id) FROM Photo)")
         let problems = try Gallery.checkPostgres(fixture.database)
         #expect(problems.contains { $0.hasPrefix("region \(region): photoCount is") }, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("1 sort key differs") }, "\(problems)")
@@ -177,7 +177,7 @@ struct PostgresStoreCopyTests {
 
         let foreign = try server.makeDatabase("foreign")
         let other = try PostgresConnection(foreign)
-        try other.execute("CREATE TABLE \"Photo\" (id int)")
+        try other.execute("CREATE TABLE Photo (id int)")
         other.close()
         do { try Gallery.migratePostgres(foreign); Issue.record("a foreign table was taken over") } catch let error as GalleryError {
             #expect(error.message.contains("did not make"), "\(error.message)")
@@ -195,5 +195,20 @@ struct PostgresStoreCopyTests {
         do { _ = try Gallery.checkPostgres(empty); Issue.record("an empty database checked") } catch let error as GalleryError {
             #expect(error.kind == .noStore, "\(error)")
         }
+    }
+
+    @Test("A schema whose names differ only in case is refused before anything is created (PostgreSQL's names are lower case)")
+    func namesDifferingInCase() throws {
+        let database = try PostgresTestServer.shared().makeDatabase("case")
+        let entity = Entity("Sample", attributes: [Attribute("title", .text), Attribute("Title", .text)])
+        let store = try PostgresStore(location: database, schema: PostgresSchema(Schema([entity]), migrator: Migrator.creating([entity])))
+        defer { store.close() }
+        do {
+            try store.migrate()
+            Issue.record("names that differ only in case were taken")
+        } catch let error as PostgresStoreError {
+            #expect(error.message.contains("title and Title"), "\(error.message)")
+        }
+        #expect(try store.state() == .empty)
     }
 }
