@@ -4,6 +4,9 @@ import CPostgreSQL
 public struct PostgresResult: Sendable {
     /// The columns' names, in order.
     public let columns: [String]
+    /// The columns' types, in order, as PostgreSQL's type ids (`pg_type.oid`: 20 for
+    /// `bigint`, 25 for `text`, 17 for `bytea` …).
+    public let columnTypes: [UInt32]
     /// Each row's values in text format, nil for NULL.
     public let rows: [[String?]]
     /// How many rows an INSERT, UPDATE or DELETE touched (0 for other statements).
@@ -13,6 +16,7 @@ public struct PostgresResult: Sendable {
         let columnCount = PQnfields(result)
         let rowCount = PQntuples(result)
         columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+        columnTypes = (0..<columnCount).map { UInt32(PQftype(result, $0)) }
         rows = (0..<rowCount).map { row in
             (0..<columnCount).map { column in
                 PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))

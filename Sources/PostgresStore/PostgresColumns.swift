@@ -22,6 +22,10 @@ struct PostgresColumns {
             .map(PostgresSchema.identifier)
     }
 
+    /// Whether rows may hold bytes (thumbnails): pages of them are kept short, so that a
+    /// copy holds a few megabytes of them at a time, not a whole table's.
+    var holdsBytes: Bool { types.contains(.blob) }
+
     /// The SQLite store's `SELECT` of a page of rows after an id, in id order.
     func sqlitePageQuery(limit: Int) -> String {
         let columns = ([entity.primaryKey] + entity.storedColumns).map(PostgresSchema.identifier).joined(separator: ", ")

@@ -106,23 +106,43 @@ public struct PostgresSchema: Sendable {
         }
     }
 
-    /// The declared indexes (a `localizedStandard` column ordered by its key) and one on
-    /// each foreign key no declared index leads with, as the SQLite store has.
+    /// The declared indexes and one on each foreign key no declared index leads with, as
+    /// the SQLite store has. A `localizedStandard` column is ordered by its key's first
+    /// `indexedKeyBytes` bytes: a B-tree entry holds at most about 2.7 kB, and the key of a
+    /// long title in some scripts is longer. Ordering by the prefix, then the whole key,
+    /// is ordering by the key.
     private func indexes(_ entity: Entity) -> [String] {
         var statements: [String] = []
-        let leading = Set(entity.indexes.compactMap { $0.columns.first?.collation == nil ? $0.columns.first?.column : nil })
-        for relationship in entity.relationships {
-            guard let column = relationship.foreignKeyColumn, !leading.contains(column) else { continue }
+        for column in foreignKeyIndexColumns(entity) {
             statements.append("CREATE INDEX \(Self.identifier("\(entity.name)_\(column)")) ON \(Self.identifier(entity.name)) (\(Self.identifier(column)))")
         }
         for index in entity.indexes {
             let parts = index.columns.map { part in
-                let column = part.collation == .localizedStandard ? Self.sortKeyColumn(part.column) : part.column
-                return Self.identifier(column) + (index.descending.contains(part.column) ? " DESC" : "")
+                let column = part.collation == .localizedStandard ? Self.indexedSortKey(part.column) : Self.identifier(part.column)
+                return column + (index.descending.contains(part.column) ? " DESC" : "")
             }
             statements.append("CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(Self.identifier(index.name)) ON \(Self.identifier(entity.name)) (\(parts.joined(separator: ", ")))")
         }
         return statements
+    }
+
+    /// How many bytes of a sort key an index holds.
+    public static let indexedKeyBytes = 1024
+
+    /// The expression an index orders `attribute` by: the first `indexedKeyBytes` of its
+    /// key. A query reads the index in order with `ORDER BY <this>, <the key>`.
+    public static func indexedSortKey(_ attribute: String) -> String {
+        "substring(\(identifier(sortKeyColumn(attribute))) FROM 1 FOR \(indexedKeyBytes))"
+    }
+
+    private func foreignKeyIndexColumns(_ entity: Entity) -> [String] {
+        let leading = Set(entity.indexes.compactMap { $0.columns.first?.collation == nil ? $0.columns.first?.column : nil })
+        return entity.relationships.compactMap(\.foreignKeyColumn).filter { !leading.contains($0) }
+    }
+
+    /// The names of the indexes `indexes` creates, as PostgreSQL keeps them.
+    func indexNames(_ entity: Entity) -> [String] {
+        (foreignKeyIndexColumns(entity).map { "\(entity.name)_\($0)" } + entity.indexes.map(\.name)).map { $0.lowercased() }
     }
 
     static func type(_ type: ColumnType) -> String {

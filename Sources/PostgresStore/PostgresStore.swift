@@ -15,12 +15,22 @@ public final class PostgresStore {
     /// The connection: for a program's own queries of the store (`check`'s counts).
     public let connection: PostgresConnection
 
+    /// How long a statement waits for a lock another session holds before it gives up
+    /// (`busy`), unless told otherwise: as long as a SQLite store waits for another writer.
+    public static let defaultLockTimeout: TimeInterval = 60
+
     /// Connects to the database at `location` (a `postgresql://` URL; libpq's settings
-    /// such as `PGPASSFILE` and `sslmode` apply). Nothing is read or created yet.
-    public init(location: String, schema: PostgresSchema) throws {
+    /// such as `PGPASSFILE` and `sslmode` apply). Nothing is read or created yet. A
+    /// statement waits at most `lockTimeout` for a lock another session holds.
+    public init(location: String, schema: PostgresSchema, lockTimeout: TimeInterval = defaultLockTimeout) throws {
         redactedLocation = PostgresLocation.redacted(location)
         self.schema = schema
-        connection = try PostgresStoreError.wrapping("cannot connect to \(redactedLocation)") { try PostgresConnection(location) }
+        connection = try PostgresStoreError.wrapping("cannot connect to \(redactedLocation)") {
+            let connection = try PostgresConnection(location)
+            let milliseconds = Int(min(max(lockTimeout, 0.001), 86_400) * 1000)
+            try connection.execute("SET lock_timeout = \(milliseconds)")
+            return connection
+        }
     }
 
     public func close() { connection.close() }
@@ -77,6 +87,7 @@ public final class PostgresStore {
         try connection.query("SELECT pg_advisory_xact_lock(hashtext('topregions.store.migrate'))")
         switch try readState() {
         case .current:
+            try requireIntact()
             return false
         case .empty:
             try schema.validateNames()

@@ -5,6 +5,8 @@ import Store
 extension PostgresStore {
     /// Rows read or written per round trip of a copy.
     static let pageSize = 1000
+    /// Rows per round trip of a table whose rows hold bytes (`PostgresColumns.holdsBytes`).
+    static let pageSizeWithBytes = 50
     /// Rows read from SQLite and sent in one `COPY` while copying into PostgreSQL.
     static let copyPageSize = 5000
 
@@ -47,7 +49,8 @@ extension PostgresStore {
         var last = Int64.min
         var copied = 0
         while true {
-            let rows = try context.rows(columns.sqlitePageQuery(limit: Self.copyPageSize), [.integer(last)])
+            let limit = columns.holdsBytes ? Self.pageSizeWithBytes : Self.copyPageSize
+            let rows = try context.rows(columns.sqlitePageQuery(limit: limit), [.integer(last)])
             guard let lastID = rows.last?[0].int64 else { return copied }
             try connection.copyIn(copy, rows: try rows.map(columns.postgresValues))
             copied += rows.count
@@ -69,7 +72,7 @@ extension PostgresStore {
     /// that holds anything else. Returns the rows copied per entity.
     @discardableResult
     public func copy(into destination: Store) throws -> [String: Int] {
-        try requireCurrent()
+        try requireIntact()
         return try PostgresStoreError.wrapping("cannot copy out of \(redactedLocation)") {
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") } }
@@ -92,7 +95,8 @@ extension PostgresStore {
         var last = Int64.min
         var copied = 0
         while true {
-            let result = try connection.query(columns.postgresPageQuery(limit: Self.pageSize), [.integer(last)])
+            let limit = columns.holdsBytes ? Self.pageSizeWithBytes : Self.pageSize
+            let result = try connection.query(columns.postgresPageQuery(limit: limit), [.integer(last)])
             guard !result.rows.isEmpty else { return copied }
             for row in result.rows.indices {
                 let (id, values) = try columns.sqliteValues(result, row: row)

@@ -15,6 +15,8 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Sendable {
         case notEmpty
         /// A value that cannot be stored as its column's type (named in the message).
         case invalidValue
+        /// Another session held a lock longer than the store waits (`lockTimeout`): try again.
+        case busy
         /// PostgreSQL refused, or the connection failed (the message says which).
         case database
     }
@@ -32,13 +34,28 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 
-    /// Runs `body`, turning the client's errors into `.database` errors that say what was
-    /// being done (`doing` names the database, redacted).
+    /// SQLSTATE 55P03: `lock_timeout` ran out.
+    static let lockNotAvailable = "55P03"
+
+    /// Runs `body`, turning the client's errors into the store's (`init(_:doing:)`).
     static func wrapping<T>(_ doing: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as PostgresError {
-            throw PostgresStoreError(.database, "\(doing): \(error.message)", underlying: error)
+            throw PostgresStoreError(error, doing: doing)
+        }
+    }
+
+    /// The client's error as the store's: `busy` when a lock was waited for too long, else
+    /// `database`, its message saying what was being done (`doing` names the database,
+    /// redacted) and PostgreSQL's words, never the SQL.
+    public init(_ error: PostgresError, doing: String) {
+        if error.sqlState == Self.lockNotAvailable {
+            self.init(.busy, "\(doing): another session held a lock on the store's tables for longer than the wait allowed; "
+                      + "nothing was changed, try again", underlying: error)
+        } else {
+            // A failed connection's message names the database already.
+            self.init(.database, error.kind == .cannotConnect ? error.message : "\(doing): \(error.message)", underlying: error)
         }
     }
 }

@@ -18,8 +18,30 @@ extension Store {
     /// first opened for writing).
     public static func copy(storeAt path: String, to destination: String, busyTimeout: TimeInterval = StoreConfiguration().busyTimeout) throws {
         guard FileManager.default.fileExists(atPath: path) else { throw StoreError(.notFound, "no store at \(path)") }
-        guard !FileManager.default.fileExists(atPath: destination) else {
-            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): a file is there already; a copy overwrites nothing")
+        try refuseCopyDestination(destination)
+        let connection = try StoreOpening.connect(path, flags: SQLITE_OPEN_READONLY, displayPath: path)
+        defer { connection.close() }
+        connection.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
+        try StoreOpening.verifyReadable(connection, path: path)
+        try StoreOpening.refuseForeignDatabase(connection, path: path, create: false)
+        try createCopyFile(destination)
+        do {
+            try connection.run("VACUUM INTO ?", [.text(destination)])
+        } catch let error as StoreError {
+            // A copy cut short (a full disk) is not left behind as if it were a store.
+            try? FileManager.default.removeItem(atPath: destination)
+            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): \(error.message)", resultCode: error.resultCode)
+        }
+    }
+
+    /// Throws `cannotOpen` unless `destination` is a fit name for a new store file: nothing
+    /// there (not even a symbolic link or a directory), not named like SQLite's own files
+    /// beside a store, none of those left there, in a directory that exists.
+    public static func refuseCopyDestination(_ destination: String) throws {
+        var status = stat()
+        if lstat(destination, &status) == 0 {
+            let what = (status.st_mode & S_IFMT) == S_IFDIR ? "a directory" : (status.st_mode & S_IFMT) == S_IFLNK ? "a symbolic link" : "a file"
+            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): \(what) is there already; a copy overwrites nothing")
         }
         // SQLite's companions of a store file: a copy named like one would be deleted or
         // misread when that store is opened; one whose own companions exist would open with
@@ -34,19 +56,6 @@ extension Store {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): there is no directory \(directory)")
-        }
-        let connection = try StoreOpening.connect(path, flags: SQLITE_OPEN_READONLY, displayPath: path)
-        defer { connection.close() }
-        connection.setBusyTimeout(milliseconds: Int32(clamping: Int(busyTimeout * 1000)))
-        try StoreOpening.verifyReadable(connection, path: path)
-        try StoreOpening.refuseForeignDatabase(connection, path: path, create: false)
-        try createCopyFile(destination)
-        do {
-            try connection.run("VACUUM INTO ?", [.text(destination)])
-        } catch let error as StoreError {
-            // A copy cut short (a full disk) is not left behind as if it were a store.
-            try? FileManager.default.removeItem(atPath: destination)
-            throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): \(error.message)", resultCode: error.resultCode)
         }
     }
 

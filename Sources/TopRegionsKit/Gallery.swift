@@ -76,7 +76,9 @@ public final class Gallery: Sendable {
 
     /// A path as a person can find it again from anywhere.
     public static func absolute(_ path: String) -> String {
-        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        // `.` and `..` resolved by name (links are not followed: the path stays the one given).
+        return URL(fileURLWithPath: joined).standardizedFileURL.path
     }
 
     /// A gallery in memory, for tests.

@@ -24,11 +24,23 @@ private final class CopyFixture {
         // The top region's titles become the collation corpus's hardest (digits, widths, accents).
         let (_, regionID) = try await test.topRegion()
         let inRegion = photos.filter { $0.regionID == regionID }
-        let titles = generatedTitles(count: inRegion.count, seed: 23)
+        // One title as long as a title may be, in a script whose sort key is longer than a
+        // PostgreSQL index entry may be; and a region name as long as a name may be.
+        var random = SeededGenerator(seed: 23)
+        let longTitle = String(String.UnicodeScalarView((0..<PhotoText.Limit.title).compactMap { _ in
+            Unicode.Scalar(UInt32.random(in: 0xAC00...0xD7A3, using: &random))  // Hangul syllables: long keys that do not compress
+        }))
+        // Cyrillic letters, each with three combining marks: 800 scalars.
+        let regionName = String(String.UnicodeScalarView((0..<PhotoText.Limit.name * 4).compactMap { index in
+            Unicode.Scalar(index % 4 == 0 ? UInt32.random(in: 0x0430...0x044F, using: &random) : UInt32.random(in: 0x0300...0x036F, using: &random))
+        }))
+        let titles = [longTitle] + generatedTitles(count: inRegion.count, seed: 23)
         try await gallery.store.write { transaction in
             for (photo, title) in zip(inRegion, titles) {
                 try transaction.execute("UPDATE Photo SET title = ? WHERE id = ?", [.text(title), .integer(photo.id ?? 0)])
             }
+            try transaction.execute("UPDATE Region SET name = ? WHERE id = ?",
+                                    [.text(regionName), .integer(regionID)])
         }
         let local = try gallery.user(named: GalleryUser.localName)
         let (other, _) = try gallery.addUser(named: "ada")
@@ -134,6 +146,12 @@ struct PostgresStoreCopyTests {
         }
         #expect(try Gallery.postgresCounts(fixture.database) == before)
 
+        let companion = fixture.test.directory.appendingPathComponent("copy.sqlite-wal").path
+        do { try Gallery.copyStore(from: fixture.database, to: companion); Issue.record("a copy was named like SQLite's journal") } catch let error as GalleryError {
+            #expect(error.message.contains("SQLite's own file"), "\(error.message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: companion))
+
         let existing = fixture.test.directory.appendingPathComponent("existing.sqlite").path
         try Data("not mine".utf8).write(to: URL(fileURLWithPath: existing))
         #expect(throws: GalleryError.self) { try Gallery.copyStore(from: fixture.database, to: existing) }
@@ -210,5 +228,79 @@ struct PostgresStoreCopyTests {
             #expect(error.message.contains("title and Title"), "\(error.message)")
         }
         #expect(try store.state() == .empty)
+    }
+
+    @Test("Tables changed behind the program's back are named by check and refused by migrate and copy")
+    func schemaDrift() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let connection = try PostgresConnection(fixture.database)
+        defer { connection.close() }
+        try connection.execute("DROP TABLE thumbnail")
+        try connection.execute("ALTER TABLE photo ALTER COLUMN title TYPE bytea USING convert_to(title, 'UTF8')")
+        try connection.execute("DROP INDEX photo_region_title")
+        let problems = try Gallery.checkPostgres(fixture.database)
+        #expect(problems.contains("table thumbnail is missing"), "\(problems)")
+        #expect(problems.contains("column photo.title is bytea, not text"), "\(problems)")
+        #expect(problems.contains("index photo_region_title is missing"), "\(problems)")
+        for attempt in [{ _ = try Gallery.migratePostgres(fixture.database) },
+                        { try Gallery.copyStore(from: fixture.database, to: fixture.test.directory.appendingPathComponent("out.sqlite").path) }] {
+            do { try attempt(); Issue.record("a changed schema was taken") } catch let error as GalleryError {
+                #expect(error.message.contains("not as this program made it") && error.message.contains("thumbnail"), "\(error.message)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.test.directory.appendingPathComponent("out.sqlite").path))
+    }
+
+    @Test("check names the photos whose region is not their place's, by Flickr id, as on SQLite")
+    func photosAwayNamed() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let connection = try PostgresConnection(fixture.database)
+        defer { connection.close() }
+        let moved = try connection.query("""
+            UPDATE photo SET region_id = (SELECT max(id) FROM region) WHERE id = (SELECT min(id) FROM photo WHERE region_id <> (SELECT max(id) FROM region))
+            RETURNING flickrid
+            """)
+        let flickrID = try #require(try moved.text(0, "flickrid"))
+        let problems = try Gallery.checkPostgres(fixture.database)
+        #expect(problems.contains { $0.hasPrefix("1 photo's region is not their place's region") && $0.contains(flickrID) }, "\(problems)")
+    }
+
+    @Test("A statement waits at most the busy timeout for another session's lock, then gives up as busy")
+    func lockWaitIsBounded() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let holder = try PostgresConnection(fixture.database)
+        defer { holder.close() }
+        try holder.execute("BEGIN; LOCK TABLE photo IN ACCESS EXCLUSIVE MODE")
+        let started = Date()
+        do {
+            _ = try Gallery.checkPostgres(fixture.database, busyTimeout: 0.5)
+            Issue.record("check read a locked table")
+        } catch let error as GalleryError {
+            #expect(error.kind == .busy(pid: nil), "\(error)")
+            #expect(error.message.contains("try again"), "\(error.message)")
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+        try holder.execute("ROLLBACK")
+        #expect(try Gallery.checkPostgres(fixture.database, busyTimeout: 0.5) == [])
+    }
+
+    @Test("What a killed copy left beside its destination is removed by the next copy; a running one's is not")
+    func leftoversOfKilledCopiesGo() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let directory = fixture.test.directory
+        let dead = directory.appendingPathComponent(".topregions-copy-\(finished.processIdentifier)-left.sqlite").path
+        let alive = directory.appendingPathComponent(".topregions-copy-\(getpid())-running.sqlite").path
+        for path in [dead, dead + "-wal", alive] { try Data("users and tokens".utf8).write(to: URL(fileURLWithPath: path)) }
+        try Gallery.copyStore(from: fixture.database, to: directory.appendingPathComponent("next.sqlite").path)
+        #expect(!FileManager.default.fileExists(atPath: dead) && !FileManager.default.fileExists(atPath: dead + "-wal"))
+        #expect(FileManager.default.fileExists(atPath: alive))
     }
 }

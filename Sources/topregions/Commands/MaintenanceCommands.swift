@@ -88,15 +88,16 @@ extension Commands {
         examples: [Example(arguments: ["migrate"], explanation: "create or upgrade the store")],
         discussion: "With --store postgresql://USER@HOST/DATABASE it creates the tables of a PostgreSQL store in an empty database (docs/operations.md)."
     ) { invocation in
+        var created = false
         if Gallery.isPostgres(invocation.storePath) {
-            try Gallery.migratePostgres(invocation.storePath)
+            created = try Gallery.migratePostgres(invocation.storePath, busyTimeout: try invocation.busyTimeout())
         } else {
             let gallery = try invocation.openGallery(.create)
             gallery.close()
         }
         let store = Gallery.displayed(invocation.storePath)
         if invocation.output.json { try invocation.output.emit(["store": store, "schema": "current"]) } else {
-            invocation.output.line("the store at \(store) has this program's schema")
+            invocation.output.line(created ? "created the store's tables in \(store)" : "the store at \(store) has this program's schema")
         }
         return 0
     }
@@ -123,7 +124,7 @@ extension Commands {
             try invocation.output.emit(CopyReport(from: from, to: to, photos: counts.photos, regions: counts.regions,
                                                   check: CheckReport(ok: problems.isEmpty, problems: problems)))
         } else {
-            invocation.output.line("copied \(from) to \(to): \(counts.photos) photos, \(counts.regions) regions; check: \(problems.isEmpty ? "ok" : "\(problems.count) problems")")
+            invocation.output.line("copied \(from) to \(to): \(counts.photos) photos, \(counts.regions) regions; check: \(problems.isEmpty ? "ok" : plural(problems.count, "problem"))")
             for problem in problems { invocation.output.line(problem) }
         }
         return problems.isEmpty ? 0 : ExitStatus.failure
@@ -132,7 +133,7 @@ extension Commands {
     /// `check`'s problems with the store at `location`, a SQLite file (opened for `use`:
     /// a new copy is brought to this version as it is opened) or a PostgreSQL URL.
     static func checkProblems(of location: String, _ invocation: Invocation, use: Gallery.Use = .read) throws -> [String] {
-        if Gallery.isPostgres(location) { return try Gallery.checkPostgres(location) }
+        if Gallery.isPostgres(location) { return try Gallery.checkPostgres(location, busyTimeout: try invocation.busyTimeout()) }
         let gallery = try invocation.openGallery(use, at: location)
         defer { gallery.close() }
         return try gallery.check()
@@ -140,7 +141,7 @@ extension Commands {
 
     /// The photos and regions of the store at `location`, as `copy` reports them.
     private static func storeCounts(of location: String, _ invocation: Invocation) throws -> (photos: Int64, regions: Int64) {
-        if Gallery.isPostgres(location) { return try Gallery.postgresCounts(location) }
+        if Gallery.isPostgres(location) { return try Gallery.postgresCounts(location, busyTimeout: try invocation.busyTimeout()) }
         let gallery = try invocation.openGallery(.read, at: location)
         defer { gallery.close() }
         let status = try gallery.status()
