@@ -44,6 +44,17 @@ extension Gallery {
         }
     }
 
+    /// What the PostgreSQL store at `location` holds and its last sync, read in one
+    /// snapshot (as `status()` reads a SQLite store's).
+    public static func postgresStatus(_ location: String, now: Date = Date(), busyTimeout: TimeInterval? = nil) throws -> GalleryStatus {
+        try withPostgresStore(location, lockTimeout: busyTimeout) { store in
+            try store.requireIntact()
+            try store.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { _ = try? store.connection.execute("ROLLBACK") }
+            return try status(now: now, syncRunning: false) { Self.sqlValues(try store.connection.query($0)) }
+        }
+    }
+
     /// What a PostgreSQL store holds, as a copy reports it: photos and regions with photos.
     public static func postgresCounts(_ location: String, busyTimeout: TimeInterval? = nil) throws -> (photos: Int64, regions: Int64) {
         try withPostgresStore(location, lockTimeout: busyTimeout) { store in

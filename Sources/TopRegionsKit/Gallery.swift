@@ -70,7 +70,7 @@ public final class Gallery: Sendable {
         guard PostgresLocation.isURL(location) else { return }
         throw GalleryError(.storeUnavailable,
                            "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet: "
-                           + "only migrate, check and copy work with one",
+                           + "only migrate, check, copy and status work with one",
                            hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
     }
 

@@ -46,17 +46,22 @@ public struct SyncRunSummary: Sendable, Equatable {
     /// Why the pass failed; nil when it did not.
     public var error: String?
 
-    init(_ row: Row) {
-        result = row["result"].string ?? ""
-        startedAt = Date(timeIntervalSince1970: row["startedAt"].double ?? 0)
-        finishedAt = row["finishedAt"].double.map(Date.init(timeIntervalSince1970:))
-        photosNew = row["photosNew"].int64 ?? 0
-        photosUpdated = row["photosUpdated"].int64 ?? 0
-        placesResolved = row["placesResolved"].int64 ?? 0
-        placesPending = row["placesPending"].int64 ?? 0
-        placesFailed = row["placesFailed"].int64 ?? 0
-        calls = row["calls"].int64 ?? 0
-        error = row["error"].string
+    /// The columns `init(_:)` reads, in its order.
+    static let columns = "result, startedAt, finishedAt, photosNew, photosUpdated, placesResolved, placesPending, placesFailed, calls, error"
+
+    /// A row of `columns`.
+    init(_ row: [SQLValue]) {
+        let value = { (index: Int) in row.indices.contains(index) ? row[index] : .null }
+        result = value(0).string ?? ""
+        startedAt = Date(timeIntervalSince1970: value(1).double ?? 0)
+        finishedAt = value(2).double.map(Date.init(timeIntervalSince1970:))
+        photosNew = value(3).int64 ?? 0
+        photosUpdated = value(4).int64 ?? 0
+        placesResolved = value(5).int64 ?? 0
+        placesPending = value(6).int64 ?? 0
+        placesFailed = value(7).int64 ?? 0
+        calls = value(8).int64 ?? 0
+        error = value(9).string
     }
 }
 
@@ -64,20 +69,26 @@ extension Gallery {
     /// The store's counts and its last sync, read in one transaction so they agree.
     public func status(now: Date = Date()) throws -> GalleryStatus {
         let syncRunning = SyncLock.holder(of: store) != nil
-        let rateSetting = try setting(.rateLimit)
         return try store.read { context in
-            func count(_ sql: String, _ arguments: [SQLValue] = []) throws -> Int64 {
-                try context.scalar(sql, arguments)?.int64 ?? 0
-            }
-            return GalleryStatus(
-                photos: try count("SELECT count(*) FROM Photo"),
-                regions: try count("SELECT count(*) FROM Region WHERE photoCount > 0"),
-                photographers: try count("SELECT count(*) FROM Photographer"),
-                pendingPlaces: try count("SELECT count(*) FROM Place WHERE status = ?", [.text(PlaceStatus.pending.rawValue)]),
-                callsLastHour: try count("SELECT count(*) FROM APICall WHERE at >= ?", [.real(now.timeIntervalSince1970 - 3600)]),
-                lastSync: try context.rows("SELECT * FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 2")
-                    .first { !(syncRunning && $0["finishedAt"].double == nil) }.map(SyncRunSummary.init),
-                rateLimit: rateSetting.flatMap(Int.init), rateLimitIsNone: rateSetting == "none")
+            try Self.status(now: now, syncRunning: syncRunning) { try context.rows($0).map(\.values) }
         }
+    }
+
+    /// The status through `rows`, which runs a query without parameters on either kind of
+    /// store (names unquoted, values written in: a status's only values are a status name
+    /// and a time).
+    static func status(now: Date, syncRunning: Bool, rows: (String) throws -> [[SQLValue]]) throws -> GalleryStatus {
+        func count(_ sql: String) throws -> Int64 { try rows(sql).first?.first?.int64 ?? 0 }
+        let hourAgo = String(now.timeIntervalSince1970 - 3600)
+        let rateSetting = try rows("SELECT value FROM Setting WHERE key = '\(SettingKey.rateLimit.rawValue)'").first?.first?.string
+        return GalleryStatus(
+            photos: try count("SELECT count(*) FROM Photo"),
+            regions: try count("SELECT count(*) FROM Region WHERE photoCount > 0"),
+            photographers: try count("SELECT count(*) FROM Photographer"),
+            pendingPlaces: try count("SELECT count(*) FROM Place WHERE status = '\(PlaceStatus.pending.rawValue)'"),
+            callsLastHour: try count("SELECT count(*) FROM APICall WHERE at >= \(hourAgo)"),
+            lastSync: try rows("SELECT \(SyncRunSummary.columns) FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 2")
+                .first { !(syncRunning && $0[2].isNull) }.map(SyncRunSummary.init),
+            rateLimit: rateSetting.flatMap(Int.init), rateLimitIsNone: rateSetting == "none")
     }
 }

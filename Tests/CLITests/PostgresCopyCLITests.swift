@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("topregions migrate, copy and check with a PostgreSQL store", .serialized,
+@Suite("topregions migrate, copy, check and status with a PostgreSQL store", .serialized,
        .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
 struct PostgresCopyCLITests {
     @Test("A gallery moved up to PostgreSQL and back to a file answers every query as the original did; the password is never shown")
@@ -34,8 +34,16 @@ struct PostgresCopyCLITests {
         #expect(migrate.status == 0 && migrate.stdout.contains("has this program's schema") && migrate.stdout.contains(redacted), "\(migrate.stderr)")
         let again = try tool.run(["copy", "--to", database])
         #expect(again.status == 1 && again.stderr.contains("overwrites nothing"), "\(again.stderr)")
+        // status reads the same counts and last sync from PostgreSQL.
+        let status = try tool.runWithoutStore(["--store", database, "--json", "status"])
+        var statusFields = try #require(status.json as? [String: Any], "\(status.stderr)")
+        var originalFields = try #require(try tool.run(["--json", "status"]).json as? [String: Any])
+        #expect(statusFields.removeValue(forKey: "store") as? String == redacted)
+        originalFields.removeValue(forKey: "store")
+        #expect(NSDictionary(dictionary: statusFields) == NSDictionary(dictionary: originalFields), "\(statusFields) vs \(originalFields)")
+        #expect((originalFields["photos"] as? Int ?? 0) > 0 && originalFields["lastSync"] is [String: Any])
         let unsupported = try tool.runWithoutStore(["--store", database, "regions"])
-        #expect(unsupported.status == 1 && unsupported.stderr.contains("only migrate, check and copy"), "\(unsupported.stderr)")
+        #expect(unsupported.status == 1 && unsupported.stderr.contains("only migrate, check, copy and status"), "\(unsupported.stderr)")
 
         let back = tool.directory.appendingPathComponent("back.sqlite").path
         let down = try tool.runWithoutStore(["copy", "--from", database, "--to", back])
@@ -49,7 +57,7 @@ struct PostgresCopyCLITests {
             let copied = try tool.runWithoutStore(["--store", back, "--json"] + words)
             #expect(original.status == 0 && copied.stdout == original.stdout, "\(words) is the same on the copy: \(original.stderr)")
         }
-        for run in [up, check, migrate, again, unsupported, down] {
+        for run in [up, check, migrate, again, status, unsupported, down] {
             #expect(!(run.stdout + run.stderr).contains("hunter2"))
         }
     }

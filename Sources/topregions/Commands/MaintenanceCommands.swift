@@ -30,11 +30,16 @@ extension Commands {
         name: "status", abstract: "Show what the store holds, the last sync, the daemon and the rate limit.",
         examples: [Example(arguments: ["status", "--json"], explanation: "the same as JSON")]
     ) { invocation in
-        let gallery = try invocation.openGallery(.read)
-        defer { gallery.close() }
-        let status = try gallery.status()
-        let path = Gallery.absolute(invocation.storePath)
-        let daemon = gallery.daemonPID
+        let status: GalleryStatus, daemon: Int32?
+        if Gallery.isPostgres(invocation.storePath) {
+            // No daemon runs on a PostgreSQL store yet.
+            (status, daemon) = (try Gallery.postgresStatus(invocation.storePath, busyTimeout: try invocation.busyTimeout()), nil)
+        } else {
+            let gallery = try invocation.openGallery(.read)
+            defer { gallery.close() }
+            (status, daemon) = (try gallery.status(), gallery.daemonPID)
+        }
+        let path = Gallery.displayed(invocation.storePath)
         let report = StatusReport(status, store: path, daemonPID: daemon)
         if invocation.output.json { try invocation.output.emit(report); return 0 }
         var rows: [(String, String)] = [("store", path), ("photos", "\(status.photos)"), ("regions", "\(status.regions)"),
