@@ -135,15 +135,11 @@ public struct PostgresSchema: Sendable {
         "substring(\(identifier(sortKeyColumn(attribute))) FROM 1 FOR \(indexedKeyBytes))"
     }
 
-    private func foreignKeyIndexColumns(_ entity: Entity) -> [String] {
+    func foreignKeyIndexColumns(_ entity: Entity) -> [String] {
         let leading = Set(entity.indexes.compactMap { $0.columns.first?.collation == nil ? $0.columns.first?.column : nil })
         return entity.relationships.compactMap(\.foreignKeyColumn).filter { !leading.contains($0) }
     }
 
-    /// The names of the indexes `indexes` creates, as PostgreSQL keeps them.
-    func indexNames(_ entity: Entity) -> [String] {
-        (foreignKeyIndexColumns(entity).map { "\(entity.name)_\($0)" } + entity.indexes.map(\.name)).map { $0.lowercased() }
-    }
 
     static func type(_ type: ColumnType) -> String {
         switch type {

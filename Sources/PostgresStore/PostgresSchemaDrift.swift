@@ -3,48 +3,17 @@ import PostgreSQL
 import Store
 
 extension PostgresStore {
-    /// How the database's tables differ from the ones this program made: a table, column,
-    /// index or foreign key missing, or a column of another type (changed by hand, or a
-    /// restore gone wrong), as sentences; empty when they are as made. Tables and columns
-    /// added beside the store's are not differences.
+    /// How the database's tables differ from the ones this program makes, as sentences
+    /// (empty when they are as made): a table, column, index or foreign key missing; a
+    /// column of another type, or that allows NULL; an index on other columns, or that lost
+    /// or gained uniqueness; a foreign key that leads elsewhere or is checked before commit.
+    /// Read from `pg_catalog`, which every role may read. Tables, columns and indexes added
+    /// beside the store's are not differences.
     public func schemaDifferences() throws -> [String] {
-        try PostgresStoreError.wrapping("cannot read the schema of \(redactedLocation)") {
-            let columns = try connection.query("""
-                SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()
-                """).rows
-            var types: [String: [String: String]] = [:]
-            for row in columns where row.count == 3 {
-                guard let table = row[0], let column = row[1], let type = row[2] else { continue }
-                types[table, default: [:]][column] = type
-            }
-            let indexes = Set(try connection.query("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()").rows
-                .compactMap { $0.first ?? nil })
-            var foreignKeys: [String: Int] = [:]
-            for row in try connection.query("""
-                SELECT table_name, count(*) FROM information_schema.table_constraints
-                WHERE table_schema = current_schema() AND constraint_type = 'FOREIGN KEY' GROUP BY table_name
-                """).rows where row.count == 2 {
-                if let table = row[0], let count = row[1].flatMap({ Int($0) }) { foreignKeys[table] = count }
-            }
-            return schema.expectedTables().flatMap { table in
-                Self.differences(of: table, types: types[table.name], indexes: indexes, foreignKeys: foreignKeys[table.name] ?? 0)
-            }
+        try PostgresStoreError.wrapping("cannot read the schema of", location: redactedLocation) {
+            let catalog = try CatalogSnapshot(connection, tables: schema.expectedTables().map(\.name))
+            return schema.expectedTables().flatMap { catalog.differences(from: $0) }
         }
-    }
-
-    private static func differences(of table: PostgresSchema.ExpectedTable, types: [String: String]?, indexes: Set<String>,
-                                    foreignKeys: Int) -> [String] {
-        guard let types else { return ["table \(table.name) is missing"] }
-        var found: [String] = []
-        for (column, type) in table.columns {
-            guard let actual = types[column] else { found.append("column \(table.name).\(column) is missing"); continue }
-            if actual != type { found.append("column \(table.name).\(column) is \(actual), not \(type)") }
-        }
-        for index in table.indexes where !indexes.contains(index) { found.append("index \(index) is missing") }
-        if foreignKeys < table.foreignKeys {
-            found.append("table \(table.name) has \(foreignKeys) foreign \(foreignKeys == 1 ? "key" : "keys"), not \(table.foreignKeys)")
-        }
-        return found
     }
 
     /// Throws unless the database holds this program's schema, as this program made it.
@@ -59,27 +28,135 @@ extension PostgresStore {
     }
 }
 
+/// What `pg_catalog` says of the store's tables: columns, indexes, foreign keys.
+private struct CatalogSnapshot {
+    struct Column { var type: String; var notNull: Bool; var identity: Bool }
+    struct Index { var table: String; var unique: Bool; var columns: [String] }
+    struct ForeignKey { var destination: String; var deferred: Bool }
+
+    var columns: [String: [String: Column]] = [:]
+    var indexes: [String: Index] = [:]
+    /// By "table.column".
+    var foreignKeys: [String: [ForeignKey]] = [:]
+
+    init(_ connection: PostgresConnection, tables: [String]) throws {
+        let names = PostgresValue.text("{" + tables.joined(separator: ",") + "}")
+        let inSchema = "relnamespace = current_schema()::regnamespace"
+        let columnRows = try connection.query("""
+            SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull::text, (a.attidentity <> '')::text
+            FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+            WHERE c.\(inSchema) AND c.relkind IN ('r', 'p') AND c.relname = ANY($1::text[]) AND a.attnum > 0 AND NOT a.attisdropped
+            """, [names]).rows
+        for row in columnRows where row.count == 5 {
+            guard let table = row[0], let column = row[1], let type = row[2] else { continue }
+            columns[table, default: [:]][column] = Column(type: type, notNull: row[3] == "true", identity: row[4] == "true")
+        }
+        let indexRows = try connection.query("""
+            SELECT t.relname, i.relname, x.indisunique::text, k.ordinality, pg_get_indexdef(x.indexrelid, k.ordinality::int, true)
+            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+            CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, ordinality)
+            WHERE t.\(inSchema) AND t.relname = ANY($1::text[]) AND k.ordinality <= x.indnkeyatts
+            ORDER BY i.relname, k.ordinality
+            """, [names]).rows
+        for row in indexRows where row.count == 5 {
+            guard let table = row[0], let name = row[1], let column = row[4] else { continue }
+            indexes[name, default: Index(table: table, unique: row[2] == "true", columns: [])].columns.append(column)
+        }
+        let keyRows = try connection.query("""
+            SELECT t.relname, a.attname, f.relname, (k.condeferrable AND k.condeferred)::text
+            FROM pg_constraint k JOIN pg_class t ON t.oid = k.conrelid JOIN pg_class f ON f.oid = k.confrelid
+            JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1]
+            WHERE k.contype = 'f' AND cardinality(k.conkey) = 1 AND t.\(inSchema) AND t.relname = ANY($1::text[])
+            """, [names]).rows
+        for row in keyRows where row.count == 4 {
+            guard let table = row[0], let column = row[1], let destination = row[2] else { continue }
+            foreignKeys["\(table).\(column)", default: []].append(ForeignKey(destination: destination, deferred: row[3] == "true"))
+        }
+    }
+
+    func differences(from table: PostgresSchema.ExpectedTable) -> [String] {
+        guard let actual = columns[table.name] else { return ["table \(table.name) is missing"] }
+        var found: [String] = []
+        for column in table.columns {
+            let name = "\(table.name).\(column.name)"
+            guard let present = actual[column.name] else { found.append("column \(name) is missing"); continue }
+            if present.type != column.type { found.append("column \(name) is \(present.type), not \(column.type)") }
+            if column.notNull && !present.notNull { found.append("column \(name) allows NULL") }
+            if column.identity && !present.identity { found.append("column \(name) no longer numbers new rows (identity)") }
+        }
+        for index in table.indexes {
+            guard let present = indexes[index.name], present.table == table.name else { found.append("index \(index.name) is missing"); continue }
+            if present.unique != index.unique { found.append("index \(index.name) is \(present.unique ? "" : "not ")unique") }
+            let matches = present.columns.count == index.columns.count
+                && zip(present.columns, index.columns).allSatisfy { actual, expected in
+                    expected.expression ? actual.contains(expected.name) && actual.contains("(") : actual == expected.name
+                }
+            if !matches { found.append("index \(index.name) is on (\(present.columns.joined(separator: ", "))), not (\(index.columns.map(\.name).joined(separator: ", ")))") }
+        }
+        for unique in table.uniqueColumns where !indexes.values.contains(where: { $0.table == table.name && $0.unique && $0.columns == [unique] }) {
+            found.append("column \(table.name).\(unique) is no longer unique")
+        }
+        for key in table.foreignKeys {
+            let name = "\(table.name).\(key.column)"
+            let present = foreignKeys[name] ?? []
+            if !present.contains(where: { $0.destination == key.destination }) {
+                found.append("foreign key \(name) → \(key.destination) is missing")
+            } else if !present.contains(where: { $0.destination == key.destination && $0.deferred }) {
+                found.append("foreign key \(name) is checked before commit, not at it")
+            }
+        }
+        return found
+    }
+}
+
 extension PostgresSchema {
-    /// A table as this program creates it: its columns' types as `information_schema`
-    /// names them, its indexes by name, and how many foreign keys it has.
+    /// A table as this program creates it, in PostgreSQL's lower-case names.
     struct ExpectedTable {
+        struct Column { var name: String; var type: String; var notNull: Bool; var identity: Bool }
+        struct IndexColumn { var name: String; var expression: Bool }
+        struct Index { var name: String; var unique: Bool; var columns: [IndexColumn] }
         var name: String
-        var columns: [(name: String, type: String)]
-        var indexes: [String]
-        var foreignKeys: Int
+        var columns: [Column]
+        var indexes: [Index]
+        /// Columns each value of which is held once (the primary key, unique attributes).
+        var uniqueColumns: [String]
+        var foreignKeys: [(column: String, destination: String)]
     }
 
     func expectedTables() -> [ExpectedTable] {
-        let bookkeeping = ExpectedTable(name: Self.bookkeepingTable, columns: [("name", "text"), ("applied_at", "double precision")],
-                                        indexes: [], foreignKeys: 0)
-        return [bookkeeping] + schema.entities.map { entity in
-            var columns = [(entity.primaryKey.lowercased(), "bigint")]
-            for column in entity.storedColumns {
-                columns.append((column.lowercased(), Self.type(entity.attribute(named: column)?.type ?? .integer)))
-            }
-            for attribute in sortKeys(of: entity) { columns.append((Self.sortKeyColumn(attribute).lowercased(), "bytea")) }
-            return ExpectedTable(name: entity.name.lowercased(), columns: columns, indexes: indexNames(entity),
-                                 foreignKeys: entity.relationships.filter { $0.foreignKeyColumn != nil }.count)
+        let bookkeeping = ExpectedTable(
+            name: Self.bookkeepingTable,
+            columns: [.init(name: "name", type: "text", notNull: true, identity: false),
+                      .init(name: "applied_at", type: "double precision", notNull: true, identity: false)],
+            indexes: [], uniqueColumns: ["name"], foreignKeys: [])
+        return [bookkeeping] + schema.entities.map(expectedTable)
+    }
+
+    private func expectedTable(_ entity: Entity) -> ExpectedTable {
+        var columns = [ExpectedTable.Column(name: entity.primaryKey.lowercased(), type: "bigint", notNull: true, identity: true)]
+        for column in entity.storedColumns {
+            let attribute = entity.attribute(named: column)
+            columns.append(.init(name: column.lowercased(), type: Self.type(attribute?.type ?? .integer),
+                                 notNull: attribute.map { !$0.isOptional } ?? false, identity: false))
         }
+        for attribute in sortKeys(of: entity) {
+            columns.append(.init(name: Self.sortKeyColumn(attribute).lowercased(), type: "bytea", notNull: false, identity: false))
+        }
+        var indexes = foreignKeyIndexColumns(entity).map { column in
+            ExpectedTable.Index(name: "\(entity.name)_\(column)".lowercased(), unique: false, columns: [.init(name: column.lowercased(), expression: false)])
+        }
+        for index in entity.indexes {
+            indexes.append(.init(name: index.name.lowercased(), unique: index.isUnique, columns: index.columns.map { part in
+                part.collation == .localizedStandard
+                    ? .init(name: Self.sortKeyColumn(part.column).lowercased(), expression: true)
+                    : .init(name: part.column.lowercased(), expression: false)
+            }))
+        }
+        return ExpectedTable(
+            name: entity.name.lowercased(), columns: columns, indexes: indexes,
+            uniqueColumns: [entity.primaryKey.lowercased()] + entity.attributes.filter(\.isUnique).map { $0.name.lowercased() },
+            foreignKeys: entity.relationships.compactMap { relationship in
+                relationship.foreignKeyColumn.map { ($0.lowercased(), relationship.destination.lowercased()) }
+            })
     }
 }

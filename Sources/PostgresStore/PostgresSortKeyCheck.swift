@@ -13,7 +13,7 @@ extension PostgresStore {
 
     /// Every row whose sort key differs from the one this program computes for its text.
     public func staleSortKeys() throws -> [StaleSortKey] {
-        try PostgresStoreError.wrapping("cannot read the sort keys of \(redactedLocation)") {
+        try PostgresStoreError.wrapping("cannot read the sort keys of", location: redactedLocation) {
             var stale: [StaleSortKey] = []
             for entity in schema.schema.entities {
                 for attribute in schema.sortKeys(of: entity) {

@@ -25,7 +25,7 @@ public final class PostgresStore {
     public init(location: String, schema: PostgresSchema, lockTimeout: TimeInterval = defaultLockTimeout) throws {
         redactedLocation = PostgresLocation.redacted(location)
         self.schema = schema
-        connection = try PostgresStoreError.wrapping("cannot connect to \(redactedLocation)") {
+        connection = try PostgresStoreError.wrapping("cannot connect to", location: redactedLocation) {
             let connection = try PostgresConnection(location)
             let milliseconds = Int(min(max(lockTimeout, 0.001), 86_400) * 1000)
             try connection.execute("SET lock_timeout = \(milliseconds)")
@@ -51,12 +51,14 @@ public final class PostgresStore {
 
     /// Reads which schema the database holds.
     public func state() throws -> State {
-        try PostgresStoreError.wrapping("cannot read the schema of \(redactedLocation)") { try readState() }
+        try PostgresStoreError.wrapping("cannot read the schema of", location: redactedLocation) { try readState() }
     }
 
     private func readState() throws -> State {
+        // pg_class, not information_schema: the latter hides tables a role may not write.
         let tables = Set(try connection.query(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()").rows.compactMap { $0.first ?? nil })
+            "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'p', 'v', 'm', 'f')")
+            .rows.compactMap { $0.first ?? nil })
         let ours = ([PostgresSchema.bookkeepingTable] + schema.schema.entities.map(\.name)).map { $0.lowercased() }
         guard tables.contains(PostgresSchema.bookkeepingTable) else {
             let clashing = ours.filter(tables.contains)
@@ -75,7 +77,7 @@ public final class PostgresStore {
     /// whether it created them. Refuses a newer, older or foreign schema, changing nothing.
     @discardableResult
     public func migrate() throws -> Bool {
-        try PostgresStoreError.wrapping("cannot create the store in \(redactedLocation)") {
+        try PostgresStoreError.wrapping("cannot create the store in", location: redactedLocation) {
             try connection.transaction(.readCommitted) { _ in try createIfEmpty() }
         }
     }
@@ -139,7 +141,7 @@ public final class PostgresStore {
 
     /// How many rows each entity's table holds, by entity name.
     public func rowCounts() throws -> [String: Int64] {
-        try PostgresStoreError.wrapping("cannot count the rows of \(redactedLocation)") {
+        try PostgresStoreError.wrapping("cannot count the rows of", location: redactedLocation) {
             var counts: [String: Int64] = [:]
             for entity in schema.schema.entities {
                 let result = try connection.query("SELECT count(*) FROM \(PostgresSchema.identifier(entity.name))")

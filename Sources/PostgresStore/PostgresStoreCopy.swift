@@ -16,7 +16,7 @@ extension PostgresStore {
     /// not copied (this store's begins with the copy). Returns the rows copied per entity.
     @discardableResult
     public func copy(from source: Store) throws -> [String: Int] {
-        try PostgresStoreError.wrapping("cannot copy into \(redactedLocation)") {
+        try PostgresStoreError.wrapping("cannot copy into", location: redactedLocation) {
             try connection.transaction(.readCommitted, attempts: 1) { _ in
                 _ = try createIfEmpty()
                 try refuseRows()
@@ -73,7 +73,7 @@ extension PostgresStore {
     @discardableResult
     public func copy(into destination: Store) throws -> [String: Int] {
         try requireIntact()
-        return try PostgresStoreError.wrapping("cannot copy out of \(redactedLocation)") {
+        return try PostgresStoreError.wrapping("cannot copy out of", location: redactedLocation) {
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") } }
             let copied = try destination.loadWithoutHistory { transaction in

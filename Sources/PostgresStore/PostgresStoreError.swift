@@ -37,25 +37,28 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Sendable {
     /// SQLSTATE 55P03: `lock_timeout` ran out.
     static let lockNotAvailable = "55P03"
 
-    /// Runs `body`, turning the client's errors into the store's (`init(_:doing:)`).
-    static func wrapping<T>(_ doing: String, _ body: () throws -> T) throws -> T {
+    /// Runs `body`, turning the client's errors into the store's (`init(_:doing:location:)`).
+    static func wrapping<T>(_ doing: String, location: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as PostgresError {
-            throw PostgresStoreError(error, doing: doing)
+            throw PostgresStoreError(error, doing: doing, location: location)
         }
     }
 
     /// The client's error as the store's: `busy` when a lock was waited for too long, else
-    /// `database`, its message saying what was being done (`doing` names the database,
-    /// redacted) and PostgreSQL's words, never the SQL.
-    public init(_ error: PostgresError, doing: String) {
+    /// `database`. The message says what was being done (`doing`, such as "cannot copy
+    /// into") to the database at `location` (redacted), then PostgreSQL's or libpq's words,
+    /// never the SQL; the location once, whether or not those words name it.
+    public init(_ error: PostgresError, doing: String, location: String) {
+        let subject = error.message.contains(location) ? "the database" : location
         if error.sqlState == Self.lockNotAvailable {
-            self.init(.busy, "\(doing): another session held a lock on the store's tables for longer than the wait allowed; "
+            self.init(.busy, "\(doing) \(subject): another session held a lock on the store's tables for longer than the wait allowed; "
                       + "nothing was changed, try again", underlying: error)
+        } else if error.kind == .cannotConnect {
+            self.init(.database, error.message, underlying: error)  // "cannot connect to <location>: …" already
         } else {
-            // A failed connection's message names the database already.
-            self.init(.database, error.kind == .cannotConnect ? error.message : "\(doing): \(error.message)", underlying: error)
+            self.init(.database, "\(doing) \(subject): \(error.message)", underlying: error)
         }
     }
 }

@@ -75,7 +75,7 @@ extension Gallery {
                 return try body(store)
             } catch let error as PostgresError {
                 // The check's own queries: the database's words, never the program's SQL.
-                throw PostgresStoreError(error, doing: PostgresLocation.redacted(location))
+                throw PostgresStoreError(error, doing: "cannot read", location: PostgresLocation.redacted(location))
             }
         } catch let error as PostgresStoreError {
             switch error.kind {

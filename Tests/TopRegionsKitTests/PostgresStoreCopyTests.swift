@@ -250,6 +250,40 @@ struct PostgresStoreCopyTests {
             }
         }
         #expect(!FileManager.default.fileExists(atPath: fixture.test.directory.appendingPathComponent("out.sqlite").path))
+
+        // Constraints loosened or moved keep the tables' shape but not their meaning.
+        let other = try PostgresTestServer.shared().makeDatabase("drift")
+        try Gallery.migratePostgres(other)
+        let loosen = try PostgresConnection(other)
+        defer { loosen.close() }
+        try loosen.execute("""
+            ALTER TABLE photo DROP CONSTRAINT photo_flickrid_key;
+            DROP INDEX favorite_user_photo; CREATE INDEX favorite_user_photo ON favorite (user_id, photo_id);
+            ALTER TABLE photo ALTER COLUMN subtitle DROP NOT NULL;
+            ALTER TABLE photo DROP CONSTRAINT photo_region_id_fkey;
+            ALTER TABLE photo ADD CONSTRAINT photo_region_id_fkey FOREIGN KEY (region_id) REFERENCES photographer (id) DEFERRABLE INITIALLY DEFERRED;
+            ALTER TABLE recent ALTER CONSTRAINT recent_photo_id_fkey NOT DEFERRABLE;
+            """)
+        let loosened = try Gallery.checkPostgres(other)
+        for expected in ["column photo.flickrid is no longer unique", "index favorite_user_photo is not unique", "column photo.subtitle allows NULL",
+                         "foreign key photo.region_id → region is missing", "foreign key recent.photo_id is checked before commit, not at it"] {
+            #expect(loosened.contains(expected), "\(expected): \(loosened)")
+        }
+    }
+
+    @Test("A role that may only read the tables can check a store and copy it out")
+    func readOnlyRole() async throws {
+        let fixture = try await CopyFixture()
+        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let admin = try PostgresConnection(fixture.database)
+        let role = "reader_\(UInt32.random(in: 0...UInt32.max))"
+        try admin.execute("CREATE ROLE \(role) LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)")
+        admin.close()
+        let reader = fixture.database.replacingOccurrences(of: "postgres@", with: "\(role)@")
+        #expect(try Gallery.checkPostgres(reader) == [])
+        let out = fixture.test.directory.appendingPathComponent("read.sqlite").path
+        try Gallery.copyStore(from: reader, to: out)
+        #expect(try Gallery.open(path: out, for: .read).status().photos == fixture.test.gallery.status().photos)
     }
 
     @Test("check names the photos whose region is not their place's, by Flickr id, as on SQLite")
