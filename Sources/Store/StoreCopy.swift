@@ -49,7 +49,7 @@ extension Store {
         if let suffix = ["-wal", "-shm", "-journal"].first(where: { destination.hasSuffix($0) }) {
             throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): a name ending in \(suffix) is SQLite's own file beside a store; choose another")
         }
-        if let companion = ["-wal", "-shm", "-journal"].map({ destination + $0 }).first(where: { FileManager.default.fileExists(atPath: $0) }) {
+        if let companion = ["-wal", "-shm", "-journal"].map({ destination + $0 }).first(where: { lstat($0, &status) == 0 }) {
             throw StoreError(.cannotOpen, "Cannot copy the store to \(destination): \(companion) is there already, left by another database")
         }
         let directory = URL(fileURLWithPath: destination).deletingLastPathComponent().path

@@ -8,9 +8,18 @@ extension Gallery {
     /// PostgreSQL URL. The destination must be new: a file that does not exist, or a
     /// database with no gallery. A failed copy leaves nothing at the destination.
     public static func copyStore(from source: String, to destination: String, busyTimeout: TimeInterval? = nil) throws {
+        CopyScratch.removeLeftovers(in: NSTemporaryDirectory())
         switch (PostgresLocation.isURL(source), PostgresLocation.isURL(destination)) {
         case (false, false):
-            try copy(storeAt: source, to: destination, busyTimeout: busyTimeout)
+            try refuseCopyDestination(destination)
+            try CopyScratch.withBuilding(beside: destination) { building in
+                do {
+                    try copy(storeAt: source, to: building, busyTimeout: busyTimeout)
+                } catch let error as GalleryError where error.kind == .storeUnavailable {
+                    throw GalleryError(.storeUnavailable, error.message.replacingOccurrences(of: building, with: absolute(destination)))
+                }
+                try linkCopy(building, to: destination)
+            }
         case (false, true):
             // Connected first: an unreachable database fails before the source is read.
             try withPostgresStore(destination, lockTimeout: busyTimeout) { store in
@@ -68,21 +77,29 @@ extension Gallery {
     /// built beside it under a temporary name and linked into place only when whole, so a
     /// file that appeared meanwhile is never overwritten and a failed copy leaves nothing.
     private static func copyPostgres(_ location: String, toFile destination: String, busyTimeout: TimeInterval?) throws {
+        try refuseCopyDestination(destination)
+        try CopyScratch.withBuilding(beside: destination) { building in
+            do {
+                let gallery = try open(path: building, for: .create)
+                defer { gallery.close() }
+                try withPostgresStore(location, lockTimeout: busyTimeout) { _ = try $0.copy(into: gallery.store) }
+            } catch let error as GalleryError where error.kind == .storeUnavailable && !error.message.contains(PostgresLocation.redacted(location)) {
+                // SQLite's words (a full disk) name no file: the copy's is the one asked for.
+                throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): \(error.message)")
+            }
+            try linkCopy(building, to: destination)
+        }
+    }
+
+    private static func refuseCopyDestination(_ destination: String) throws {
         do { try Store.refuseCopyDestination(destination) } catch let error as StoreError {
             throw GalleryError(.storeUnavailable, error.message)
         }
-        let directory = URL(fileURLWithPath: absolute(destination)).deletingLastPathComponent().path
-        CopyScratch.removeLeftovers(in: directory, prefix: CopyScratch.buildingPrefix)
-        let building = directory + "/" + CopyScratch.buildingPrefix + "\(getpid())-\(UUID().uuidString).sqlite"
-        defer { CopyScratch.removeStore(building) }
-        do {
-            let gallery = try open(path: building, for: .create)
-            defer { gallery.close() }
-            try withPostgresStore(location, lockTimeout: busyTimeout) { _ = try $0.copy(into: gallery.store) }
-        } catch let error as GalleryError where error.kind == .storeUnavailable && !error.message.contains(PostgresLocation.redacted(location)) {
-            // SQLite's words (a full disk) name no file: the copy's is the one asked for.
-            throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): \(error.message)")
-        }
+    }
+
+    /// Puts the store built at `building` (closed) in place at `destination`, which must not
+    /// exist: a hard link, which never replaces a file that appeared meanwhile.
+    private static func linkCopy(_ building: String, to destination: String) throws {
         // Closing the last connection folds SQLite's journal into the file; linked alone, a
         // file whose journal still held commits would be a copy without them.
         if let size = (try? FileManager.default.attributesOfItem(atPath: building + "-wal"))?[.size] as? NSNumber, size.intValue > 0 {
@@ -96,23 +113,64 @@ extension Gallery {
 }
 
 /// Where a copy keeps what it builds on the way, and the clearing of what a killed copy
-/// left: each name holds its process's id, and only those of processes gone are removed.
+/// left. A copy holds an exclusive `flock` on a lock file of its own while it runs; what
+/// another copy finds unlocked (and not just made) belongs to a copy that is gone, in this
+/// process namespace or another, on this host or another sharing the directory.
 enum CopyScratch {
-    /// A copy out of PostgreSQL built beside its destination.
+    /// What a copy builds beside its destination: `<prefix><uuid>.sqlite` and its lock.
     static let buildingPrefix = ".topregions-copy-"
-    /// A scratch directory in `TMPDIR`.
+    /// A scratch directory in `TMPDIR`, its lock file inside.
     static let directoryPrefix = "topregions-copy-"
+    /// Younger leftovers are left alone: a copy may be between creating its lock and taking it.
+    static let leftoverAge: TimeInterval = 10
+
+    /// A lock held for as long as a copy runs.
+    final class Lock {
+        let path: String
+        private let descriptor: Int32
+
+        init(creating path: String) throws {
+            descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                throw GalleryError(.storeUnavailable, "cannot make \(path) for the copy: \(String(cString: strerror(errno)))")
+            }
+            self.path = path
+        }
+
+        /// Deletes the lock file, then lets the lock go.
+        func release() {
+            try? FileManager.default.removeItem(atPath: path)
+            close(descriptor)
+        }
+    }
+
+    /// Runs `body` with the path of a store to build beside `destination` (locked while it
+    /// runs); deletes what is left of it after.
+    static func withBuilding<T>(beside destination: String, _ body: (String) throws -> T) throws -> T {
+        let directory = URL(fileURLWithPath: Gallery.absolute(destination)).deletingLastPathComponent().path
+        removeLeftovers(in: directory)
+        let base = directory + "/" + buildingPrefix + UUID().uuidString
+        let lock = try Lock(creating: base + ".lock")
+        defer {
+            removeStore(base + ".sqlite")
+            lock.release()
+        }
+        return try body(base + ".sqlite")
+    }
 
     /// Runs `body` with a new scratch directory of this user's only, deleted after.
     static func withDirectory<T>(_ body: (String) throws -> T) throws -> T {
         let temporary = NSTemporaryDirectory()
-        removeLeftovers(in: temporary, prefix: directoryPrefix)
-        var template = Array((temporary + "/" + directoryPrefix + "\(getpid())-XXXXXX").utf8CString)
+        var template = Array((temporary + "/" + directoryPrefix + "XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw GalleryError(.storeUnavailable, "cannot make a scratch directory for the copy in \(temporary): \(String(cString: strerror(errno)))")
         }
         let directory = String(cString: made)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lock = try Lock(creating: directory + "/lock")
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            lock.release()
+        }
         return try body(directory)
     }
 
@@ -121,15 +179,31 @@ enum CopyScratch {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
-    /// Deletes the entries of `directory` named `prefix` + a process id + "-" whose process
-    /// is gone (killed during a copy): they hold a gallery's users and lists.
-    static func removeLeftovers(in directory: String, prefix: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            guard let pid = Int32(rest.prefix { $0.isASCII && $0.isNumber }), rest.dropFirst(String(pid).count).first == "-",
-                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(atPath: directory + "/" + name)
+    /// Deletes what copies that are gone left in `directory` (beside a destination) and in
+    /// `TMPDIR`: they hold a gallery's users and lists.
+    static func removeLeftovers(in directory: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix(buildingPrefix) && name.hasSuffix(".lock") {
+            let base = directory + "/" + name.dropLast(".lock".count)
+            if isAbandoned(lock: directory + "/" + name) {
+                removeStore(base + ".sqlite")
+                try? FileManager.default.removeItem(atPath: directory + "/" + name)
+            }
         }
+        let temporary = NSTemporaryDirectory()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(directoryPrefix) {
+            let scratch = temporary + "/" + name
+            if isAbandoned(lock: scratch + "/lock") { try? FileManager.default.removeItem(atPath: scratch) }
+        }
+    }
+
+    /// Whether the lock file at `path` is old enough and nobody holds it.
+    private static func isAbandoned(lock path: String) -> Bool {
+        guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+              Date().timeIntervalSince(modified) > leftoverAge else { return false }
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return flock(descriptor, LOCK_EX | LOCK_NB) == 0
     }
 }

@@ -59,7 +59,7 @@ public final class Gallery: Sendable {
             case .cannotOpen, .readOnly, .notADatabase, .corrupt, .newerSchema, .migrationNeeded:
                 throw GalleryError(.storeUnavailable, error.message)
             default:
-                throw GalleryError(.storeUnavailable, "the store at \(Self.absolute(path)) cannot be opened: \(error)")
+                throw GalleryError(.storeUnavailable, "the store at \(Self.absolute(path)) cannot be opened: \(error.message)")
             }
         }
     }
@@ -77,8 +77,13 @@ public final class Gallery: Sendable {
     /// A path as a person can find it again from anywhere.
     public static func absolute(_ path: String) -> String {
         let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        // `.` and `..` resolved by name (links are not followed: the path stays the one given).
-        return URL(fileURLWithPath: joined).standardizedFileURL.path
+        // The directory as the kernel resolves it (`..` after a link or a missing directory
+        // means what it means to open(2)); kept as written when it does not exist.
+        let url = URL(fileURLWithPath: joined)
+        guard !["..", "."].contains(url.lastPathComponent), let resolved = realpath(url.deletingLastPathComponent().path, nil) else { return joined }
+        defer { free(resolved) }
+        let directory = String(cString: resolved)
+        return (directory == "/" ? "" : directory) + "/" + url.lastPathComponent
     }
 
     /// A gallery in memory, for tests.

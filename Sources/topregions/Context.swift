@@ -41,7 +41,7 @@ extension Invocation {
     /// the store before it gives up with status 75.
     func busyTimeout() throws -> TimeInterval? {
         guard let text = environment["TOPREGIONS_BUSY_TIMEOUT"], !text.isEmpty else { return nil }
-        guard let seconds = Duration.parse(text), seconds > 0, seconds <= 86_400 else {
+        guard let seconds = Duration.parse(text), seconds >= 1, seconds <= 86_400 else {
             throw UsageError("TOPREGIONS_BUSY_TIMEOUT must be a duration from 1s to 1d, like 5s or 2m, not \"\(text)\"", command: command)
         }
         return seconds

@@ -152,6 +152,13 @@ struct PostgresStoreCopyTests {
         }
         #expect(!FileManager.default.fileExists(atPath: companion))
 
+        let dangling = fixture.test.directory.appendingPathComponent("dangling.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: dangling + "-wal", withDestinationPath: "/nonexistent/wal")
+        do { try Gallery.copyStore(from: fixture.database, to: dangling); Issue.record("a copy beside a dangling -wal link") } catch let error as GalleryError {
+            #expect(error.message.contains("-wal is there already"), "\(error.message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dangling))
+
         let existing = fixture.test.directory.appendingPathComponent("existing.sqlite").path
         try Data("not mine".utf8).write(to: URL(fileURLWithPath: existing))
         #expect(throws: GalleryError.self) { try Gallery.copyStore(from: fixture.database, to: existing) }
@@ -321,20 +328,39 @@ struct PostgresStoreCopyTests {
         #expect(try Gallery.checkPostgres(fixture.database, busyTimeout: 0.5) == [])
     }
 
-    @Test("What a killed copy left beside its destination is removed by the next copy; a running one's is not")
+    @Test("What a killed copy left, beside its destination or in TMPDIR, is removed by the next copy; a running or new one's is not")
     func leftoversOfKilledCopiesGo() async throws {
         let fixture = try await CopyFixture()
         try Gallery.copyStore(from: fixture.path, to: fixture.database)
-        let finished = Process()
-        finished.executableURL = URL(fileURLWithPath: "/bin/true")
-        try finished.run()
-        finished.waitUntilExit()
-        let directory = fixture.test.directory
-        let dead = directory.appendingPathComponent(".topregions-copy-\(finished.processIdentifier)-left.sqlite").path
-        let alive = directory.appendingPathComponent(".topregions-copy-\(getpid())-running.sqlite").path
-        for path in [dead, dead + "-wal", alive] { try Data("users and tokens".utf8).write(to: URL(fileURLWithPath: path)) }
-        try Gallery.copyStore(from: fixture.database, to: directory.appendingPathComponent("next.sqlite").path)
-        #expect(!FileManager.default.fileExists(atPath: dead) && !FileManager.default.fileExists(atPath: dead + "-wal"))
-        #expect(FileManager.default.fileExists(atPath: alive))
+        let directory = fixture.test.directory.path
+        let long = Date().addingTimeInterval(-60)
+        func leftover(_ base: String, old: Bool = true) throws {
+            for suffix in [".sqlite", ".sqlite-wal", ".lock"] { try Data("users and tokens".utf8).write(to: URL(fileURLWithPath: base + suffix)) }
+            if old { try FileManager.default.setAttributes([.modificationDate: long], ofItemAtPath: base + ".lock") }
+        }
+        let gone = directory + "/.topregions-copy-gone", young = directory + "/.topregions-copy-young", running = directory + "/.topregions-copy-running"
+        try leftover(gone)
+        try leftover(young, old: false)
+        try leftover(running)
+        // A copy still running holds its lock (from another process, host or namespace alike).
+        let held = open(running + ".lock", O_RDONLY)
+        defer { close(held) }
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+        let scratch = NSTemporaryDirectory() + "/topregions-copy-test\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: scratch + "/lock"))
+        try FileManager.default.setAttributes([.modificationDate: long], ofItemAtPath: scratch + "/lock")
+
+        try Gallery.copyStore(from: fixture.database, to: directory + "/next.sqlite")
+        #expect(!FileManager.default.fileExists(atPath: gone + ".sqlite") && !FileManager.default.fileExists(atPath: gone + ".sqlite-wal")
+                && !FileManager.default.fileExists(atPath: gone + ".lock"))
+        #expect(FileManager.default.fileExists(atPath: young + ".sqlite") && FileManager.default.fileExists(atPath: running + ".sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: scratch), "an abandoned scratch directory in TMPDIR")
+
+        // A file copy builds beside its destination too, and leaves nothing but the copy.
+        try Gallery.copyStore(from: fixture.path, to: directory + "/plain.sqlite")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(".topregions-copy") }
+        #expect(Set(names) == Set([".topregions-copy-young", ".topregions-copy-running"].flatMap { base in [".sqlite", ".sqlite-wal", ".lock"].map { base + $0 } }))
+        #expect(try Gallery.open(path: directory + "/plain.sqlite", for: .read).check() == [])
     }
 }

@@ -76,8 +76,8 @@ extension Commands {
         } catch {
             // A store that cannot even be read is the check's answer too, in JSON as well.
             guard invocation.output.json else { throw error }
-            try invocation.output.emit(CheckReport(ok: false, problems: ["\(error)"]))
-            return ExitStatus.failure
+            try invocation.output.emit(CheckReport(ok: false, problems: [ExitStatus.message(error)]))
+            return ExitStatus.of(error)  // a busy store is 75, as without --json
         }
         if invocation.output.json { try invocation.output.emit(CheckReport(ok: problems.isEmpty, problems: problems)) } else {
             if problems.isEmpty { invocation.output.write("ok\n") }
