@@ -105,10 +105,22 @@ extension Gallery {
         if let size = (try? FileManager.default.attributesOfItem(atPath: building + "-wal"))?[.size] as? NSNumber, size.intValue > 0 {
             throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): the copy's journal was not folded into it")
         }
-        guard link(building, destination) == 0 else {
-            let reason = errno == EEXIST ? "a file is there already; a copy overwrites nothing" : String(cString: strerror(errno))
-            throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): \(reason)")
+        if link(building, destination) == 0 { return }
+        var reason = errno
+        // A file system without hard links (vfat, some network shares): renamed instead,
+        // after one more look that nothing is there (rename would replace it).
+        if [EPERM, ENOTSUP, EOPNOTSUPP, EMLINK].contains(reason) {
+            var status = stat()
+            if lstat(destination, &status) == 0 {
+                reason = EEXIST
+            } else if rename(building, destination) == 0 {
+                return
+            } else {
+                reason = errno
+            }
         }
+        let words = reason == EEXIST ? "a file is there already; a copy overwrites nothing" : String(cString: strerror(reason))
+        throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): \(words)")
     }
 }
 
