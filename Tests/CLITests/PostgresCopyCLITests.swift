@@ -80,4 +80,36 @@ struct PostgresCopyCLITests {
             #expect(run.status == 1 && run.stderr.contains("newer version"), "\(words): \(run.stderr)")
         }
     }
+
+    @Test("A copy into PostgreSQL killed (SIGKILL) at random moments leaves the database empty or whole, never half (seed printed)")
+    func killedCopyLeavesNothingHalf() throws {
+        let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresCopyCLITests.killedCopyLeavesNothingHalf")
+        var random = SeededGenerator(seed: seed)
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "3"]).status == 0)
+        let photos = try #require(try tool.run(["--json", "status"]).json as? [String: Any])["photos"] as? Int
+        var database = try PostgresTestServer.shared().makeDatabase("killed")
+        var outcomes: [String: Int] = [:]
+        for round in 0..<8 {
+            let (process, _, _) = try tool.process(["copy", "--to", database])
+            usleep(UInt32.random(in: 0...700_000, using: &random))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let check = try tool.runWithoutStore(["--store", database, "--json", "status"])
+            if check.status == 0 {
+                // Whole: every photo, and sound.
+                let copied = (check.json as? [String: Any])?["photos"] as? Int
+                #expect(copied == photos, "round \(round), seed \(seed): \(copied ?? -1) of \(photos ?? -1) photos")
+                #expect(try tool.runWithoutStore(["--store", database, "check"]).status == 0, "round \(round), seed \(seed)")
+                outcomes["whole", default: 0] += 1
+                database = try PostgresTestServer.shared().makeDatabase("killed")
+            } else {
+                #expect(check.stderr.contains("there is no store"), "round \(round), seed \(seed): \(check.stderr)")
+                outcomes["empty", default: 0] += 1
+            }
+        }
+        print("killed copies, seed \(seed): \(outcomes)")
+        // The next copy into a database a killed copy left empty works.
+        #expect(try tool.run(["copy", "--to", database]).status == 0)
+    }
 }
