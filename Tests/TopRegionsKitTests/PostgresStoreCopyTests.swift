@@ -13,6 +13,15 @@ private final class CopyFixture {
     let database: String
     var path: String { test.gallery.path ?? "" }
 
+    /// A fixture whose gallery is copied into its database already.
+    static func copied() async throws -> CopyFixture {
+        let fixture = try await CopyFixture.copied()
+        return fixture
+    }
+
+    /// A connection of its own to the fixture's database; the caller closes it.
+    func connect() throws -> PostgresConnection { try PostgresConnection(database) }
+
     init() async throws {
         test = try TestGallery()
         database = try PostgresTestServer.shared().makeDatabase("copy")
@@ -73,8 +82,7 @@ private func allRows(of gallery: Gallery) throws -> [String: [[SQLValue]]] {
 struct PostgresStoreCopyTests {
     @Test("SQLite → PostgreSQL → SQLite gives back every row of every table, and check finds nothing on either")
     func roundTrip() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let fixture = try await CopyFixture.copied()
         #expect(try Gallery.checkPostgres(fixture.database) == [])
         let counts = try Gallery.postgresCounts(fixture.database)
         let status = try fixture.test.gallery.status()
@@ -104,9 +112,8 @@ struct PostgresStoreCopyTests {
 
     @Test("PostgreSQL orders top regions and a region's photos by the stored keys exactly as SQLite's collation does")
     func sameOrder() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
-        let connection = try PostgresConnection(fixture.database)
+        let fixture = try await CopyFixture.copied()
+        let connection = try fixture.connect()
         defer { connection.close() }
         let top = try connection.query("""
             SELECT placeID FROM Region WHERE photoCount > 0 ORDER BY photographerCount DESC, name_sortkey, placeID LIMIT 50
@@ -123,9 +130,8 @@ struct PostgresStoreCopyTests {
 
     @Test("check on PostgreSQL finds a wrong count and a sort key another order made")
     func checkFindsProblems() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
-        let connection = try PostgresConnection(fixture.database)
+        let fixture = try await CopyFixture.copied()
+        let connection = try fixture.connect()
         defer { connection.close() }
         let region = try #require(try connection.query("SELECT placeID AS place FROM Region ORDER BY id LIMIT 1").text(0, "place"))
         try connection.query("UPDATE Region SET photoCount = photoCount + 7 WHERE placeID = $1", [.text(region)])
@@ -137,8 +143,7 @@ struct PostgresStoreCopyTests {
 
     @Test("A copy overwrites nothing: a database holding a gallery, a file that exists")
     func copyOverwritesNothing() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let fixture = try await CopyFixture.copied()
         let before = try Gallery.postgresCounts(fixture.database)
         #expect(throws: GalleryError.self) { try Gallery.copyStore(from: fixture.path, to: fixture.database) }
         do { try Gallery.copyStore(from: fixture.path, to: fixture.database) } catch let error as GalleryError {
@@ -239,9 +244,8 @@ struct PostgresStoreCopyTests {
 
     @Test("Tables changed behind the program's back are named by check and refused by migrate and copy")
     func schemaDrift() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
-        let connection = try PostgresConnection(fixture.database)
+        let fixture = try await CopyFixture.copied()
+        let connection = try fixture.connect()
         defer { connection.close() }
         try connection.execute("DROP TABLE thumbnail")
         try connection.execute("ALTER TABLE photo ALTER COLUMN title TYPE bytea USING convert_to(title, 'UTF8')")
@@ -280,8 +284,7 @@ struct PostgresStoreCopyTests {
 
     @Test("A role that may only read the tables can check a store and copy it out")
     func readOnlyRole() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let fixture = try await CopyFixture.copied()
         let admin = try PostgresConnection(fixture.database)
         let role = "reader_\(UInt32.random(in: 0...UInt32.max))"
         try admin.execute("CREATE ROLE \(role) LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)")
@@ -295,9 +298,8 @@ struct PostgresStoreCopyTests {
 
     @Test("check names the photos whose region is not their place's, by Flickr id, as on SQLite")
     func photosAwayNamed() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
-        let connection = try PostgresConnection(fixture.database)
+        let fixture = try await CopyFixture.copied()
+        let connection = try fixture.connect()
         defer { connection.close() }
         let moved = try connection.query("""
             UPDATE photo SET region_id = (SELECT max(id) FROM region) WHERE id = (SELECT min(id) FROM photo WHERE region_id <> (SELECT max(id) FROM region))
@@ -310,8 +312,7 @@ struct PostgresStoreCopyTests {
 
     @Test("A statement waits at most the busy timeout for another session's lock, then gives up as busy")
     func lockWaitIsBounded() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let fixture = try await CopyFixture.copied()
         let holder = try PostgresConnection(fixture.database)
         defer { holder.close() }
         try holder.execute("BEGIN; LOCK TABLE photo IN ACCESS EXCLUSIVE MODE")
@@ -330,8 +331,7 @@ struct PostgresStoreCopyTests {
 
     @Test("What a killed copy left, beside its destination or in TMPDIR, is removed by the next copy; a running or new one's is not")
     func leftoversOfKilledCopiesGo() async throws {
-        let fixture = try await CopyFixture()
-        try Gallery.copyStore(from: fixture.path, to: fixture.database)
+        let fixture = try await CopyFixture.copied()
         let directory = fixture.test.directory.path
         let long = Date().addingTimeInterval(-60)
         func leftover(_ base: String, old: Bool = true) throws {
