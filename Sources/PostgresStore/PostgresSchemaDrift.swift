@@ -63,7 +63,8 @@ private struct CatalogSnapshot {
             indexes[name, default: Index(table: table, unique: row[2] == "true", columns: [])].columns.append(column)
         }
         let keyRows = try connection.query("""
-            SELECT t.relname, a.attname, f.relname, (k.condeferrable AND k.condeferred)::text
+            SELECT t.relname, a.attname, f.relname,
+                   (k.condeferrable AND k.condeferred AND k.convalidated AND k.confdeltype = 'a' AND k.confupdtype = 'a')::text
             FROM pg_constraint k JOIN pg_class t ON t.oid = k.conrelid JOIN pg_class f ON f.oid = k.confrelid
             JOIN pg_attribute a ON a.attrelid = k.conrelid AND a.attnum = k.conkey[1]
             WHERE k.contype = 'f' AND cardinality(k.conkey) = 1 AND t.\(inSchema) AND t.relname = ANY($1::text[])
@@ -102,7 +103,7 @@ private struct CatalogSnapshot {
             if !present.contains(where: { $0.destination == key.destination }) {
                 found.append("foreign key \(name) → \(key.destination) is missing")
             } else if !present.contains(where: { $0.destination == key.destination && $0.deferred }) {
-                found.append("foreign key \(name) is checked before commit, not at it")
+                found.append("foreign key \(name) is not as made: checked before commit, not validated, or deleting or updating along")
             }
         }
         return found

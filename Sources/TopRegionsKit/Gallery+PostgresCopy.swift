@@ -3,35 +3,81 @@ import PostgreSQL
 import PostgresStore
 import Store
 
+/// What a copy holds, as it reports it: checked (as `check` does) before it was put in place.
+public struct CopyOutcome: Sendable, Equatable {
+    /// `check`'s problems with the copy (the source's own, copied with it); empty when sound.
+    public var problems: [String]
+    /// Photos copied.
+    public var photos: Int64
+    /// Regions with photos.
+    public var regions: Int64
+}
+
 extension Gallery {
     /// Copies a whole gallery between any two stores, each a SQLite file path or a
-    /// PostgreSQL URL. The destination must be new: a file that does not exist, or a
-    /// database with no gallery. A failed copy leaves nothing at the destination.
-    public static func copyStore(from source: String, to destination: String, busyTimeout: TimeInterval? = nil) throws {
+    /// PostgreSQL URL, and checks the copy. The destination must be new: a file that does
+    /// not exist, or a database with no gallery. A copy to a file is built, brought to this
+    /// version and checked under a temporary name beside it, then linked into place: a
+    /// failed or killed copy leaves nothing at the destination, and nothing beside the
+    /// destination is ever read.
+    @discardableResult
+    public static func copyStore(from source: String, to destination: String, busyTimeout: TimeInterval? = nil) throws -> CopyOutcome {
         CopyScratch.removeLeftovers(in: NSTemporaryDirectory())
         switch (PostgresLocation.isURL(source), PostgresLocation.isURL(destination)) {
         case (false, false):
-            try refuseCopyDestination(destination)
-            try CopyScratch.withBuilding(beside: destination) { building in
+            return try buildFile(destination) { building in
                 do {
                     try copy(storeAt: source, to: building, busyTimeout: busyTimeout)
                 } catch let error as GalleryError where error.kind == .storeUnavailable {
                     throw GalleryError(.storeUnavailable, error.message.replacingOccurrences(of: building, with: absolute(destination)))
                 }
-                try linkCopy(building, to: destination)
             }
         case (false, true):
             // Connected first: an unreachable database fails before the source is read.
             try withPostgresStore(destination, lockTimeout: busyTimeout) { store in
                 try withCurrentStore(at: source, busyTimeout: busyTimeout) { gallery in _ = try store.copy(from: gallery.store) }
             }
+            let counts = try postgresCounts(destination, busyTimeout: busyTimeout)
+            return CopyOutcome(problems: try checkPostgres(destination, busyTimeout: busyTimeout), photos: counts.photos, regions: counts.regions)
         case (true, false):
-            try copyPostgres(source, toFile: destination, busyTimeout: busyTimeout)
-        case (true, true):
-            try CopyScratch.withDirectory { directory in
-                try copyPostgres(source, toFile: directory + "/gallery.sqlite", busyTimeout: busyTimeout)
-                try copyStore(from: directory + "/gallery.sqlite", to: destination, busyTimeout: busyTimeout)
+            return try buildFile(destination) { building in
+                let gallery = try open(path: building, for: .create)
+                defer { gallery.close() }
+                do {
+                    try withPostgresStore(source, lockTimeout: busyTimeout) { _ = try $0.copy(into: gallery.store) }
+                } catch let error as GalleryError {
+                    throw SourceFailure(error: error)  // names the database already
+                }
             }
+        case (true, true):
+            return try CopyScratch.withDirectory { directory in
+                try copyStore(from: source, to: directory + "/gallery.sqlite", busyTimeout: busyTimeout)
+                return try copyStore(from: directory + "/gallery.sqlite", to: destination, busyTimeout: busyTimeout)
+            }
+        }
+    }
+
+    /// Builds a store file with `build` under a temporary name beside `destination`,
+    /// brings it to this version and checks it there, then links it into place.
+    private static func buildFile(_ destination: String, _ build: (String) throws -> Void) throws -> CopyOutcome {
+        try refuseCopyDestination(destination)
+        return try CopyScratch.withBuilding(beside: destination) { building in
+            let outcome: CopyOutcome
+            do {
+                try build(building)
+                let copy = try open(path: building, for: .write)
+                defer { copy.close() }
+                let status = try copy.status()
+                outcome = CopyOutcome(problems: try copy.check(), photos: status.photos, regions: status.regions)
+            } catch let failure as SourceFailure {
+                throw failure.error
+            } catch let error as GalleryError where error.kind == .storeUnavailable {
+                // SQLite's words (a full disk) name no file, or the temporary one: the copy's is the one asked for.
+                throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): "
+                                   + error.message.replacingOccurrences(of: building, with: absolute(destination)))
+            }
+            try linkCopy(building, to: destination)
+            return outcome
         }
     }
 
@@ -73,27 +119,10 @@ extension Gallery {
         }
     }
 
-    /// Writes the PostgreSQL store at `location` into a new SQLite store at `destination`:
-    /// built beside it under a temporary name and linked into place only when whole, so a
-    /// file that appeared meanwhile is never overwritten and a failed copy leaves nothing.
-    private static func copyPostgres(_ location: String, toFile destination: String, busyTimeout: TimeInterval?) throws {
-        try refuseCopyDestination(destination)
-        try CopyScratch.withBuilding(beside: destination) { building in
-            do {
-                let gallery = try open(path: building, for: .create)
-                defer { gallery.close() }
-                try withPostgresStore(location, lockTimeout: busyTimeout) { _ = try $0.copy(into: gallery.store) }
-            } catch let error as GalleryError where error.kind == .storeUnavailable && !error.message.contains(PostgresLocation.redacted(location)) {
-                // SQLite's words (a full disk) name no file: the copy's is the one asked for.
-                throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): \(error.message)")
-            }
-            try linkCopy(building, to: destination)
-        }
-    }
-
     private static func refuseCopyDestination(_ destination: String) throws {
         do { try Store.refuseCopyDestination(destination) } catch let error as StoreError {
-            throw GalleryError(.storeUnavailable, error.message)
+            throw GalleryError(.storeUnavailable, error.message.replacingOccurrences(of: "copy the store to \(destination):",
+                                                                                   with: "copy the store to \(absolute(destination)):"))
         }
     }
 
@@ -122,6 +151,11 @@ extension Gallery {
         let words = reason == EEXIST ? "a file is there already; a copy overwrites nothing" : String(cString: strerror(reason))
         throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): \(words)")
     }
+}
+
+/// An error of the store a copy reads, passed through the copy's own wording.
+private struct SourceFailure: Error {
+    let error: GalleryError
 }
 
 /// Where a copy keeps what it builds on the way, and the clearing of what a killed copy
@@ -162,7 +196,11 @@ enum CopyScratch {
         let directory = URL(fileURLWithPath: Gallery.absolute(destination)).deletingLastPathComponent().path
         removeLeftovers(in: directory)
         let base = directory + "/" + buildingPrefix + UUID().uuidString
-        let lock = try Lock(creating: base + ".lock")
+        let lock: Lock
+        do { lock = try Lock(creating: base + ".lock") } catch let error as GalleryError {
+            throw GalleryError(.storeUnavailable, "cannot copy the store to \(Gallery.absolute(destination)): cannot write in \(directory): "
+                               + (error.message.components(separatedBy: ": ").last ?? error.message))
+        }
         defer {
             removeStore(base + ".sqlite")
             lock.release()

@@ -52,6 +52,10 @@ public final class Gallery: Sendable {
                 configuration.access = .readOnly
                 return try Gallery(path: path, configuration: configuration)
             }
+        } catch let error as StoreError where error.isBusy {
+            // Another process holds the file locked (an exclusive transaction or locking mode).
+            throw GalleryError(.busy(pid: nil), "the store at \(Self.absolute(path)) is busy: another process has held it locked "
+                               + "for longer than this command waits; try again")
         } catch let error as StoreError {
             switch error.kind {
             case .notFound:

@@ -318,6 +318,17 @@ struct ReadOnlyStoreTests {
         #expect(write.status == 75, "\(write.stderr)")
         #expect(write.stderr.contains("busy") && !write.stderr.contains("SQL"), "\(write.stderr)")
         #expect(try tool.run(["regions"], environment: ["TOPREGIONS_BUSY_TIMEOUT": "soon"]).status == 64)
+        holder.release()
+
+        // A program that keeps the store to itself holds up reads too: 75 as well, with or without --json.
+        let exclusive = try StoreLockHolder(store: tool.store, exclusive: true)
+        defer { exclusive.release() }
+        for words in [["status"], ["check"], ["--json", "check"], ["regions"]] {
+            let run = try tool.run(words, environment: environment)
+            #expect(run.status == 75, "\(words): \(run.stderr)")
+            #expect((run.stderr + run.stdout).contains("busy"), "\(words): \(run.stderr)")
+        }
+        #expect(try tool.run(["--json", "check"], environment: ["TOPREGIONS_BUSY_TIMEOUT": "0s"]).stdout.isEmpty, "a usage error is not a check's answer")
     }
 
     @Test("SIGTERM stops a daemon whose pass waits for another process's lock on the store at once, not after the busy timeout")

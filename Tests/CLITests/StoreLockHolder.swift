@@ -7,17 +7,21 @@ final class StoreLockHolder {
     private let process = Process()
     private let input = Pipe()
 
-    init(store: String, sql: String = "") throws {
+    /// `exclusive`: the lock readers wait for too (`PRAGMA locking_mode = EXCLUSIVE`, then a
+    /// write), as a program that keeps a store to itself would hold it.
+    init(store: String, sql: String = "", exclusive: Bool = false) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
-            db.execute('BEGIN IMMEDIATE')
+            if sys.argv[3] == 'exclusive': db.execute('PRAGMA locking_mode = EXCLUSIVE')
+            db.execute('BEGIN EXCLUSIVE' if sys.argv[3] == 'exclusive' else 'BEGIN IMMEDIATE')
+            if sys.argv[3] == 'exclusive': db.execute('CREATE TABLE IF NOT EXISTS holder_lock (x)')
             if sys.argv[2]: db.execute(sys.argv[2])
             print('held', flush=True)
             sys.stdin.read()
-            """, store, sql]
+            """, store, sql, exclusive ? "exclusive" : "shared"]
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -75,7 +75,7 @@ extension Commands {
             problems = try checkProblems(of: invocation.storePath, invocation)
         } catch {
             // A store that cannot even be read is the check's answer too, in JSON as well.
-            guard invocation.output.json else { throw error }
+            guard invocation.output.json, !(error is UsageError) else { throw error }
             try invocation.output.emit(CheckReport(ok: false, problems: [ExitStatus.message(error)]))
             return ExitStatus.of(error)  // a busy store is 75, as without --json
         }
@@ -121,37 +121,26 @@ extension Commands {
         }
         let source = invocation.value("from") ?? invocation.storePath
         guard !source.isEmpty else { throw UsageError("--from needs a store's path or URL", command: invocation.command) }
-        try Gallery.copyStore(from: source, to: destination, busyTimeout: try invocation.busyTimeout())
-        let problems = try checkProblems(of: destination, invocation, use: .write)
-        let counts = try storeCounts(of: destination, invocation)
-        let (from, to) = (Gallery.displayed(source), Gallery.displayed(destination))
+        let copied = try Gallery.copyStore(from: source, to: destination, busyTimeout: try invocation.busyTimeout())
+        let (from, to, problems) = (Gallery.displayed(source), Gallery.displayed(destination), copied.problems)
         if invocation.output.json {
-            try invocation.output.emit(CopyReport(from: from, to: to, photos: counts.photos, regions: counts.regions,
+            try invocation.output.emit(CopyReport(from: from, to: to, photos: copied.photos, regions: copied.regions,
                                                   check: CheckReport(ok: problems.isEmpty, problems: problems)))
         } else {
-            invocation.output.line("copied \(from) to \(to): \(counts.photos) photos, \(counts.regions) regions; check: \(problems.isEmpty ? "ok" : plural(problems.count, "problem"))")
+            invocation.output.line("copied \(from) to \(to): \(copied.photos) photos, \(copied.regions) regions; check: \(problems.isEmpty ? "ok" : plural(problems.count, "problem"))")
             for problem in problems { invocation.output.line(problem) }
         }
         return problems.isEmpty ? 0 : ExitStatus.failure
     }
 
-    /// `check`'s problems with the store at `location`, a SQLite file (opened for `use`:
-    /// a new copy is brought to this version as it is opened) or a PostgreSQL URL.
-    static func checkProblems(of location: String, _ invocation: Invocation, use: Gallery.Use = .read) throws -> [String] {
+    /// `check`'s problems with the store at `location`, a SQLite file or a PostgreSQL URL.
+    static func checkProblems(of location: String, _ invocation: Invocation) throws -> [String] {
         if Gallery.isPostgres(location) { return try Gallery.checkPostgres(location, busyTimeout: try invocation.busyTimeout()) }
-        let gallery = try invocation.openGallery(use, at: location)
+        let gallery = try invocation.openGallery(.read, at: location)
         defer { gallery.close() }
         return try gallery.check()
     }
 
-    /// The photos and regions of the store at `location`, as `copy` reports them.
-    private static func storeCounts(of location: String, _ invocation: Invocation) throws -> (photos: Int64, regions: Int64) {
-        if Gallery.isPostgres(location) { return try Gallery.postgresCounts(location, busyTimeout: try invocation.busyTimeout()) }
-        let gallery = try invocation.openGallery(.read, at: location)
-        defer { gallery.close() }
-        let status = try gallery.status()
-        return (status.photos, status.regions)
-    }
 }
 
 /// `copy --json`: where from and to, what the copy holds, and its check.
