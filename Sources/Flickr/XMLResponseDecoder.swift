@@ -62,6 +62,12 @@ enum XMLResponseDecoder {
             throw FlickrError(.malformedResponse, method: method, page: page,
                               "the XML declares a DTD or entities, which Flickr never sends; refused without expanding it")
         }
+        // FoundationXML reads a processing instruction without data through a NULL pointer
+        // (`<?target?>` crashes the process): refused before it is parsed.
+        if holdsProcessingInstruction(data) {
+            throw FlickrError(.malformedResponse, method: method, page: page,
+                              "the XML holds a processing instruction (<?…?>), which Flickr never sends; refused")
+        }
         let builder = TreeBuilder(maximumDepth: maximumDepth)
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
@@ -107,6 +113,24 @@ enum XMLResponseDecoder {
     private static let entity = Array("<!entity".utf8)
 
     /// Whether the document contains `<!DOCTYPE` or `<!ENTITY` (any case).
+    /// Whether `<?` appears anywhere but in the XML declaration that may open the document
+    /// (`<?xml` and a space, after an optional byte order mark). Also inside a comment or
+    /// CDATA: Flickr sends neither, and a refused document is safer than a crashed process.
+    static func holdsProcessingInstruction(_ data: Data) -> Bool {
+        let bytes = [UInt8](data)
+        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let declaration = Array("<?xml".utf8)
+        if bytes[start...].starts(with: declaration), bytes.count > start + declaration.count,
+           [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + declaration.count]) {
+            start += declaration.count
+        }
+        guard bytes.count >= 2, start < bytes.count - 1 else { return false }
+        for index in start..<(bytes.count - 1) where bytes[index] == UInt8(ascii: "<") && bytes[index + 1] == UInt8(ascii: "?") {
+            return true
+        }
+        return false
+    }
+
     static func declaresDTD(_ data: Data) -> Bool {
         let bytes = [UInt8](data)
         guard bytes.count >= 8 else { return false }

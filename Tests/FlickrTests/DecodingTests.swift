@@ -156,6 +156,22 @@ struct DecodingTests {
         #expect { try FlickrResponseDecoder.placeInfo(external, format: .xml) } throws: { "\($0)".contains("DTD") }
     }
 
+    @Test("A processing instruction (which FoundationXML reads through NULL when it has no data) is refused, not parsed; the declaration is not one")
+    func processingInstructionRefused() throws {
+        for document in ["<?xml version=\"1.0\"?><?target?><rsp stat=\"ok\"/>", "<?xmlre?><rsp stat=\"ok\"/>",
+                         "<rsp stat=\"ok\"><?pi data?></rsp>", "\u{FEFF}<rsp stat=\"ok\"><!-- <?x?> --></rsp>"] {
+            #expect(throws: FlickrError.self, "\(document)") { try FlickrResponseDecoder.placeInfo(Data(document.utf8), format: .xml) }
+            do { _ = try FlickrResponseDecoder.placeInfo(Data(document.utf8), format: .xml) } catch {
+                #expect("\(error)".contains("processing instruction"), "\(document): \(error)")
+            }
+        }
+        for document in ["<?xml version=\"1.0\" encoding=\"utf-8\" ?>\n<rsp stat=\"ok\"><photos page=\"1\"/></rsp>",
+                         "\u{FEFF}<?xml version=\"1.0\"?><rsp stat=\"ok\"><photos page=\"1\"/></rsp>",
+                         "<rsp stat=\"ok\"><photos page=\"1\"/></rsp>"] {
+            #expect(try FlickrResponseDecoder.photoPage(Data(document.utf8), format: .xml, page: 1).photos.isEmpty, "\(document)")
+        }
+    }
+
     @Test("Region extraction: a locality's region, a region place itself, none above region level")
     func regionExtraction() throws {
         let places = try SampleDataFiles.rawPlaces()
