@@ -96,32 +96,3 @@ extension Gallery {
         return "\(subject) refers to a \(violation.parent) that does not exist"
     }
 }
-
-extension Gallery {
-    /// Copies the whole gallery (users, Recents, Favorites, thumbnails, history) to a new
-    /// store file at `destination`, consistent while other processes write. Large images
-    /// live in the image cache, not the store, and are not copied.
-    public func copy(to destination: String) throws {
-        try Self.refusePostgres(destination, cannot: "write", hint: "copy to a SQLite file path")
-        do {
-            try store.copy(to: destination)
-        } catch let error as StoreError {
-            throw GalleryError(.storeUnavailable, error.message)
-        }
-    }
-
-    /// Copies the gallery in the store file at `source` as `copy(to:)` does, reading the
-    /// source only: it is not migrated, so a store of an older version stays that
-    /// version's. The copy is brought to this version when it is first opened for writing.
-    public static func copy(storeAt source: String, to destination: String, busyTimeout: TimeInterval? = nil) throws {
-        try refusePostgres(source, cannot: "read", hint: "copy from a SQLite file path")
-        try refusePostgres(destination, cannot: "write", hint: "copy to a SQLite file path")
-        do {
-            try Store.copy(storeAt: source, to: destination, busyTimeout: busyTimeout ?? StoreConfiguration().busyTimeout)
-        } catch let error as StoreError where error.kind == .notFound {
-            throw GalleryError(.noStore, "no store at \(absolute(source))", hint: "run `topregions sync` first")
-        } catch let error as StoreError {
-            throw GalleryError(.storeUnavailable, error.message)
-        }
-    }
-}
