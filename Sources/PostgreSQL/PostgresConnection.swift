@@ -158,12 +158,18 @@ public final class PostgresConnection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return PostgresResult(result)
         default:
-            if !isConnected { throw connectionError(sql: sql) }
-            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            let message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
-                ?? Self.trimmedMessage(PQresultErrorMessage(result))
-            throw PostgresError(.server, message, sqlState: sqlState, sql: sql)
+            throw failure(of: result, sql: sql)
         }
+    }
+
+    /// The error a failed result carries: the server's message and SQLSTATE, or the lost
+    /// connection beneath it.
+    func failure(of result: OpaquePointer, sql: String) -> PostgresError {
+        if !isConnected { return connectionError(sql: sql) }
+        let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        let message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+            ?? Self.trimmedMessage(PQresultErrorMessage(result))
+        return PostgresError(.server, message, sqlState: sqlState, sql: sql)
     }
 
     /// The error for a connection that failed under a statement: lost, or never usable.

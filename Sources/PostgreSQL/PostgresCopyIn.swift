@@ -10,14 +10,9 @@ extension PostgresConnection {
     @discardableResult
     public func copyIn(_ sql: String, rows: some Sequence<[PostgresValue]>) throws -> Int {
         let connection = try open()
-        let started = PQexec(connection, sql)
-        let status = started.map(PQresultStatus)
-        let startError = started.flatMap { status == PGRES_COPY_IN ? nil : serverMessage($0) }
-        PQclear(started)
-        guard status == PGRES_COPY_IN else {
-            if let startError { throw PostgresError(.server, startError, sql: sql) }
-            throw connectionError(sql: sql)
-        }
+        guard let started = PQexec(connection, sql) else { throw connectionError(sql: sql) }
+        defer { PQclear(started) }
+        guard PQresultStatus(started) == PGRES_COPY_IN else { throw failure(of: started, sql: sql) }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(Self.copyChunkSize + 4096)
         var failure: Error?
@@ -66,23 +61,12 @@ extension PostgresConnection {
             case PGRES_COMMAND_OK:
                 loaded = Int(String(cString: PQcmdTuples(result))) ?? 0
             default:
-                if error == nil {
-                    error = isConnected ? PostgresError(.server, serverMessage(result), sqlState: sqlState(result), sql: sql)
-                        : connectionError(sql: sql)
-                }
+                error = error ?? failure(of: result, sql: sql)
             }
             PQclear(result)
         }
         if let error { throw error }
         return loaded
-    }
-
-    private func serverMessage(_ result: OpaquePointer) -> String {
-        PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? Self.trimmedMessage(PQresultErrorMessage(result))
-    }
-
-    private func sqlState(_ result: OpaquePointer) -> String? {
-        PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
     }
 
     /// One row in COPY's text format: values separated by tabs, `\N` for NULL, a newline
