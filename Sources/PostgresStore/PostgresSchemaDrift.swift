@@ -11,8 +11,8 @@ extension PostgresStore {
     /// beside the store's are not differences.
     public func schemaDifferences() throws -> [String] {
         try PostgresStoreError.wrapping("cannot read the schema of", location: redactedLocation) {
-            let catalog = try CatalogSnapshot(connection, tables: schema.expectedTables().map(\.name))
-            return schema.expectedTables().flatMap { catalog.differences(from: $0) }
+            let catalog = try CatalogSnapshot(connection, tables: schema.tables().map(\.name))
+            return schema.tables().flatMap { catalog.differences(from: $0) }
         }
     }
 
@@ -75,7 +75,7 @@ private struct CatalogSnapshot {
         }
     }
 
-    func differences(from table: PostgresSchema.ExpectedTable) -> [String] {
+    func differences(from table: PostgresTable) -> [String] {
         guard let actual = columns[table.name] else { return ["table \(table.name) is missing"] }
         var found: [String] = []
         for column in table.columns {
@@ -90,7 +90,7 @@ private struct CatalogSnapshot {
             if present.unique != index.unique { found.append("index \(index.name) is \(present.unique ? "" : "not ")unique") }
             let matches = present.columns.count == index.columns.count
                 && zip(present.columns, index.columns).allSatisfy { actual, expected in
-                    expected.expression ? actual.contains(expected.name) && actual.contains("(") : actual == expected.name
+                    expected.isSortKey ? actual.contains(expected.name) && actual.contains("(") : actual == expected.name
                 }
             if !matches { found.append("index \(index.name) is on (\(present.columns.joined(separator: ", "))), not (\(index.columns.map(\.name).joined(separator: ", ")))") }
         }
@@ -107,57 +107,5 @@ private struct CatalogSnapshot {
             }
         }
         return found
-    }
-}
-
-extension PostgresSchema {
-    /// A table as this program creates it, in PostgreSQL's lower-case names.
-    struct ExpectedTable {
-        struct Column { var name: String; var type: String; var notNull: Bool; var identity: Bool }
-        struct IndexColumn { var name: String; var expression: Bool }
-        struct Index { var name: String; var unique: Bool; var columns: [IndexColumn] }
-        var name: String
-        var columns: [Column]
-        var indexes: [Index]
-        /// Columns each value of which is held once (the primary key, unique attributes).
-        var uniqueColumns: [String]
-        var foreignKeys: [(column: String, destination: String)]
-    }
-
-    func expectedTables() -> [ExpectedTable] {
-        let bookkeeping = ExpectedTable(
-            name: Self.bookkeepingTable,
-            columns: [.init(name: "name", type: "text", notNull: true, identity: false),
-                      .init(name: "applied_at", type: "double precision", notNull: true, identity: false)],
-            indexes: [], uniqueColumns: ["name"], foreignKeys: [])
-        return [bookkeeping] + schema.entities.map(expectedTable)
-    }
-
-    private func expectedTable(_ entity: Entity) -> ExpectedTable {
-        var columns = [ExpectedTable.Column(name: entity.primaryKey.lowercased(), type: "bigint", notNull: true, identity: true)]
-        for column in entity.storedColumns {
-            let attribute = entity.attribute(named: column)
-            columns.append(.init(name: column.lowercased(), type: Self.type(attribute?.type ?? .integer),
-                                 notNull: attribute.map { !$0.isOptional } ?? false, identity: false))
-        }
-        for attribute in sortKeys(of: entity) {
-            columns.append(.init(name: Self.sortKeyColumn(attribute).lowercased(), type: "bytea", notNull: false, identity: false))
-        }
-        var indexes = foreignKeyIndexColumns(entity).map { column in
-            ExpectedTable.Index(name: "\(entity.name)_\(column)".lowercased(), unique: false, columns: [.init(name: column.lowercased(), expression: false)])
-        }
-        for index in entity.indexes {
-            indexes.append(.init(name: index.name.lowercased(), unique: index.isUnique, columns: index.columns.map { part in
-                part.collation == .localizedStandard
-                    ? .init(name: Self.sortKeyColumn(part.column).lowercased(), expression: true)
-                    : .init(name: part.column.lowercased(), expression: false)
-            }))
-        }
-        return ExpectedTable(
-            name: entity.name.lowercased(), columns: columns, indexes: indexes,
-            uniqueColumns: [entity.primaryKey.lowercased()] + entity.attributes.filter(\.isUnique).map { $0.name.lowercased() },
-            foreignKeys: entity.relationships.compactMap { relationship in
-                relationship.foreignKeyColumn.map { ($0.lowercased(), relationship.destination.lowercased()) }
-            })
     }
 }

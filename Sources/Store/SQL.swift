@@ -46,9 +46,8 @@ extension Entity {
             columns.append("\(SQL.quote(column)) INTEGER REFERENCES \(SQL.quote(relationship.destination)) DEFERRABLE INITIALLY DEFERRED")
         }
         var statements = ["CREATE TABLE \(SQL.quote(name)) (\(columns.joined(separator: ", ")))"]
-        for relationship in relationships {
-            guard let column = relationship.foreignKeyColumn, !isLeadingIndexColumn(column) else { continue }
-            statements.append("CREATE INDEX \(SQL.quote(foreignKeyIndexName(column))) ON \(SQL.quote(name)) (\(SQL.quote(column)))")
+        for index in foreignKeyIndexes {
+            statements.append("CREATE INDEX \(SQL.quote(index.name)) ON \(SQL.quote(name)) (\(SQL.quote(index.column)))")
         }
         for index in indexes {
             let parts = index.columns.map { part in
@@ -64,6 +63,12 @@ extension Entity {
     /// column (until `createStatements` stopped making them): a migration drops these.
     public var coveredForeignKeyIndexNames: [String] {
         relationships.compactMap(\.foreignKeyColumn).filter(isLeadingIndexColumn).map(foreignKeyIndexName)
+    }
+
+    /// The index the store adds on each foreign key that no declared index leads with
+    /// (the delete rules query by it), by name.
+    public var foreignKeyIndexes: [(name: String, column: String)] {
+        relationships.compactMap(\.foreignKeyColumn).filter { !isLeadingIndexColumn($0) }.map { (foreignKeyIndexName($0), $0) }
     }
 
     private func foreignKeyIndexName(_ column: String) -> String { "\(name)_\(column)" }
