@@ -112,7 +112,6 @@ enum XMLResponseDecoder {
     private static let doctype = Array("<!doctype".utf8)
     private static let entity = Array("<!entity".utf8)
 
-    /// Whether the document contains `<!DOCTYPE` or `<!ENTITY` (any case).
     /// Whether `<?` appears anywhere but in the XML declaration that may open the document
     /// (`<?xml` and a space, after an optional byte order mark). Also inside a comment or
     /// CDATA: Flickr sends neither, and a refused document is safer than a crashed process.
@@ -124,13 +123,10 @@ enum XMLResponseDecoder {
            [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + declaration.count]) {
             start += declaration.count
         }
-        guard bytes.count >= 2, start < bytes.count - 1 else { return false }
-        for index in start..<(bytes.count - 1) where bytes[index] == UInt8(ascii: "<") && bytes[index + 1] == UInt8(ascii: "?") {
-            return true
-        }
-        return false
+        return zip(bytes[start...], bytes[start...].dropFirst()).contains { $0 == UInt8(ascii: "<") && $1 == UInt8(ascii: "?") }
     }
 
+    /// Whether the document contains `<!DOCTYPE` or `<!ENTITY` (any case).
     static func declaresDTD(_ data: Data) -> Bool {
         let bytes = [UInt8](data)
         guard bytes.count >= 8 else { return false }
