@@ -27,18 +27,18 @@ struct PostgresColumns {
     var holdsBytes: Bool { types.contains(.blob) }
 
     /// The SQLite store's `SELECT` of a page of rows after an id, in id order.
-    func sqlitePageQuery(limit: Int) -> String {
-        let columns = ([entity.primaryKey] + entity.storedColumns).map(PostgresSchema.identifier).joined(separator: ", ")
-        return "SELECT \(columns) FROM \(PostgresSchema.identifier(entity.name)) WHERE \(PostgresSchema.identifier(entity.primaryKey)) > ? "
-            + "ORDER BY \(PostgresSchema.identifier(entity.primaryKey)) LIMIT \(limit)"
-    }
+    func sqlitePageQuery(limit: Int) -> String { pageQuery(after: "?", limit: limit) }
 
-    /// PostgreSQL's `SELECT` of a page of rows after an id (`$1`), in id order: the id and
-    /// stored columns, not the keys (they are made again from the text).
-    func postgresPageQuery(limit: Int) -> String {
+    /// PostgreSQL's `SELECT` of a page of rows after an id, in id order.
+    func postgresPageQuery(limit: Int) -> String { pageQuery(after: "$1", limit: limit) }
+
+    /// The id and stored columns (not the keys: they are made again from the text) of the
+    /// rows after the id bound to `parameter`, in id order. The same text on both stores:
+    /// SQLite reads PostgreSQL's lower-case names as its own.
+    private func pageQuery(after parameter: String, limit: Int) -> String {
         let columns = quotedColumns.prefix(1 + entity.storedColumns.count).joined(separator: ", ")
-        return "SELECT \(columns) FROM \(PostgresSchema.identifier(entity.name)) WHERE \(PostgresSchema.identifier(entity.primaryKey)) > $1 "
-            + "ORDER BY \(PostgresSchema.identifier(entity.primaryKey)) LIMIT \(limit)"
+        let key = PostgresSchema.identifier(entity.primaryKey)
+        return "SELECT \(columns) FROM \(PostgresSchema.identifier(entity.name)) WHERE \(key) > \(parameter) ORDER BY \(key) LIMIT \(limit)"
     }
 
     /// The `COPY … FROM STDIN` of every column PostgreSQL holds.

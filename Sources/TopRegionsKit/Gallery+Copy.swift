@@ -34,11 +34,11 @@ extension Gallery {
             }
         case (false, true):
             // Connected first: an unreachable database fails before the source is read.
-            try withPostgresStore(destination, lockTimeout: busyTimeout) { store in
+            return try withPostgresStore(destination, lockTimeout: busyTimeout) { store in
                 try withCurrentStore(at: source, busyTimeout: busyTimeout) { gallery in _ = try store.copy(from: gallery.store) }
+                let status = try status(of: store)
+                return CopyOutcome(problems: try problems(in: store), photos: status.photos, regions: status.regions)
             }
-            let counts = try postgresCounts(destination, busyTimeout: busyTimeout)
-            return CopyOutcome(problems: try checkPostgres(destination, busyTimeout: busyTimeout), photos: counts.photos, regions: counts.regions)
         case (true, false):
             return try buildFile(destination) { building in
                 let gallery = try open(path: building, for: .create)

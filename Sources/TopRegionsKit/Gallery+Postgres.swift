@@ -4,8 +4,8 @@ import PostgresStore
 import Store
 
 /// What the PostgreSQL store does today: created or checked for its schema (`migrate`),
-/// filled from a SQLite store and copied back (`copy`), and checked (`check`). The other
-/// commands need a SQLite store for now.
+/// filled from a SQLite store and copied back (`copy`, in Gallery+Copy.swift), checked
+/// (`check`) and summed up (`status`). The other commands need a SQLite store for now.
 extension Gallery {
     /// Whether `location` names a PostgreSQL store (a `postgresql://` or `postgres://` URL)
     /// rather than a SQLite file.
@@ -28,40 +28,35 @@ extension Gallery {
     /// checked), else the same recomputed counts as a SQLite store's, and sort keys that
     /// differ from this program's (PostgreSQL checks its own foreign keys and indexes).
     public static func checkPostgres(_ location: String, busyTimeout: TimeInterval? = nil) throws -> [String] {
-        try withPostgresStore(location, lockTimeout: busyTimeout) { store in
-            try store.requireCurrent()
-            let differences = try store.schemaDifferences()
-            if !differences.isEmpty { return differences }
-            let rows = { (sql: String) in Self.sqlValues(try store.connection.query(sql)) }
-            var problems = try RegionCounts.check(rows: rows) + (try photosAwayFromTheirPlaces(rows: rows))
-            let stale = try store.staleSortKeys()
-            if !stale.isEmpty {
-                let examples = stale.prefix(5).map { "\($0.entity) \($0.id) \($0.attribute)" }.joined(separator: ", ")
-                problems.append("\(stale.count) sort \(stale.count == 1 ? "key differs" : "keys differ") from this program's order "
-                                + "(\(examples)\(stale.count > 5 ? ", …" : "")): rows are listed out of order")
-            }
-            return problems
+        try withPostgresStore(location, lockTimeout: busyTimeout) { try problems(in: $0) }
+    }
+
+    static func problems(in store: PostgresStore) throws -> [String] {
+        try store.requireCurrent()
+        let differences = try store.schemaDifferences()
+        if !differences.isEmpty { return differences }
+        let rows = { (sql: String) in Self.sqlValues(try store.connection.query(sql)) }
+        var problems = try RegionCounts.check(rows: rows) + (try photosAwayFromTheirPlaces(rows: rows))
+        let stale = try store.staleSortKeys()
+        if !stale.isEmpty {
+            let examples = stale.prefix(5).map { "\($0.entity) \($0.id) \($0.attribute)" }.joined(separator: ", ")
+            problems.append("\(stale.count) sort \(stale.count == 1 ? "key differs" : "keys differ") from this program's order "
+                            + "(\(examples)\(stale.count > 5 ? ", …" : "")): rows are listed out of order")
         }
+        return problems
     }
 
     /// What the PostgreSQL store at `location` holds and its last sync, read in one
     /// snapshot (as `status()` reads a SQLite store's).
     public static func postgresStatus(_ location: String, now: Date = Date(), busyTimeout: TimeInterval? = nil) throws -> GalleryStatus {
-        try withPostgresStore(location, lockTimeout: busyTimeout) { store in
-            try store.requireIntact()
-            try store.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            defer { _ = try? store.connection.execute("ROLLBACK") }
-            return try status(now: now, syncRunning: false) { Self.sqlValues(try store.connection.query($0)) }
-        }
+        try withPostgresStore(location, lockTimeout: busyTimeout) { try status(of: $0, now: now) }
     }
 
-    /// What a PostgreSQL store holds, as a copy reports it: photos and regions with photos.
-    public static func postgresCounts(_ location: String, busyTimeout: TimeInterval? = nil) throws -> (photos: Int64, regions: Int64) {
-        try withPostgresStore(location, lockTimeout: busyTimeout) { store in
-            try store.requireCurrent()
-            let count = { (sql: String) in Int64((try store.connection.query(sql)).rows.first?.first.flatMap { $0 } ?? "0") ?? 0 }
-            return (try count("SELECT count(*) FROM Photo"), try count("SELECT count(*) FROM Region WHERE photoCount > 0"))
-        }
+    static func status(of store: PostgresStore, now: Date = Date()) throws -> GalleryStatus {
+        try store.requireIntact()
+        try store.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { _ = try? store.connection.execute("ROLLBACK") }
+        return try status(now: now, syncRunning: false) { Self.sqlValues(try store.connection.query($0)) }
     }
 
     /// Runs `body` on the PostgreSQL store at `location`, closing it after; its errors
