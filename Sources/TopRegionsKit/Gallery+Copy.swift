@@ -25,13 +25,7 @@ extension Gallery {
         CopyScratch.removeLeftovers(in: NSTemporaryDirectory())
         switch (PostgresLocation.isURL(source), PostgresLocation.isURL(destination)) {
         case (false, false):
-            return try buildFile(destination) { building in
-                do {
-                    try copy(storeAt: source, to: building, busyTimeout: busyTimeout)
-                } catch let error as GalleryError where error.kind == .storeUnavailable {
-                    throw GalleryError(.storeUnavailable, error.message.replacingOccurrences(of: building, with: absolute(destination)))
-                }
-            }
+            return try buildFile(destination) { building in try copy(storeAt: source, to: building, busyTimeout: busyTimeout) }
         case (false, true):
             // Connected first: an unreachable database fails before the source is read.
             return try withPostgresStore(destination, lockTimeout: busyTimeout) { store in
@@ -73,8 +67,9 @@ extension Gallery {
                 throw failure.error
             } catch let error as GalleryError where error.kind == .storeUnavailable {
                 // SQLite's words (a full disk) name no file, or the temporary one: the copy's is the one asked for.
-                throw GalleryError(.storeUnavailable, "cannot copy the store to \(absolute(destination)): "
-                                   + error.message.replacingOccurrences(of: building, with: absolute(destination)))
+                let message = error.message.replacingOccurrences(of: building, with: absolute(destination))
+                let named = message.range(of: "copy the store to \(absolute(destination)):", options: .caseInsensitive) != nil
+                throw GalleryError(.storeUnavailable, named ? message : "cannot copy the store to \(absolute(destination)): \(message)")
             }
             try linkCopy(building, to: destination)
             return outcome
