@@ -7,8 +7,9 @@ import TopRegionsKit
 /// lines (bidirectional marks and controls, line and paragraph separators, as
 /// `\u{202e}`), and the invisible ones that make two different texts look the same
 /// (`UnsafeCharacters`). Tag characters are shown as they are only inside a subdivision
-/// flag (🏴, a region and subdivision code in tags, the cancel tag). Everything else is shown as it is. JSON output needs none of
-/// this: JSON's own escaping makes every character safe.
+/// flag (🏴, a region and subdivision code in tags, the cancel tag). Everything else is
+/// shown as it is. JSON output needs none of this: JSON's own escaping makes every
+/// character safe.
 enum TerminalText {
     static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
