@@ -64,7 +64,8 @@ public struct PostgresResult: Sendable {
         return bytes
     }
 
-    static func decodeHex(_ text: String) -> [UInt8]? {
+    /// A `bytea` in PostgreSQL's hex output (`\x0a0b`) as bytes; nil when it is not that.
+    public static func decodeHex(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x"), digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

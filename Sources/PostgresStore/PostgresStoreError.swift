@@ -15,7 +15,8 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Sendable {
         case notEmpty
         /// A value that cannot be stored as its column's type (named in the message).
         case invalidValue
-        /// Another session held a lock longer than the store waits (`lockTimeout`): try again.
+        /// Another session held a lock longer than the store waits (`lockTimeout`), or other
+        /// sessions' writes conflicted with this one each time it was tried: try again.
         case busy
         /// PostgreSQL refused, or the connection failed (the message says which).
         case database
@@ -46,7 +47,8 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Sendable {
         }
     }
 
-    /// The client's error as the store's: `busy` when a lock was waited for too long, else
+    /// The client's error as the store's: `busy` when a lock was waited for too long, or a
+    /// transaction conflicted with others' as many times as it was tried; else
     /// `database`. The message says what was being done (`doing`, such as "cannot copy
     /// into") to the database at `location` (redacted), then PostgreSQL's or libpq's words,
     /// never the SQL; the location once, whether or not those words name it.
@@ -54,6 +56,9 @@ public struct PostgresStoreError: Error, CustomStringConvertible, Sendable {
         let subject = error.message.contains(location) ? "the database" : location
         if error.sqlState == Self.lockNotAvailable {
             self.init(.busy, "\(doing) \(subject): another session held a lock on the store's tables for longer than the wait allowed; "
+                      + "nothing was changed, try again", underlying: error)
+        } else if error.isRetryableTransactionFailure {
+            self.init(.busy, "\(doing) \(subject): other sessions' writes conflicted with this one each time it was tried; "
                       + "nothing was changed, try again", underlying: error)
         } else if error.kind == .cannotConnect {
             self.init(.database, error.message, underlying: error)  // "cannot connect to <location>: …" already

@@ -174,10 +174,12 @@ extension ColumnValue where Self: RawRepresentable, RawValue: ColumnValue {
     public var sqlValue: SQLValue { rawValue.sqlValue }
 }
 
-/// The columns of a fetched row, read by position straight from SQLite. Valid only inside
-/// the decoding it is handed to.
+/// The columns of a fetched row, read by position: straight from a SQLite statement, or
+/// from values another database's runner (`QueryRunner`) hands over row by row. Valid only
+/// inside the decoding it is handed to.
 public final class ColumnReader {
-    let statement: Statement
+    /// The SQLite statement read in place; nil when rows come as values.
+    private let statement: Statement?
     private var row: Row
 
     init(_ statement: Statement) {
@@ -185,23 +187,62 @@ public final class ColumnReader {
         row = Row(columns: statement.columns, values: [])
     }
 
+    /// A reader of rows given as values (`load(_:)`), with these column names.
+    public init(columnNames: [String]) {
+        statement = nil
+        row = Row(columns: RowColumns(names: columnNames), values: [])
+    }
+
+    /// Makes `values` the current row (a reader of values; a statement's reader ignores it).
+    public func load(_ values: [SQLValue]) {
+        row.values = values
+    }
+
     /// The row as a `Row` (its storage reused from row to row when nothing kept it).
     public func currentRow() -> Row {
-        statement.read(into: &row)
+        statement?.read(into: &row)
         return row
     }
 
     /// The column's value at `index`, as an `SQLValue`.
-    public func value(_ index: Int32) -> SQLValue { statement.value(at: index) }
-    func type(_ index: Int32) -> Int32 { sqlite3_column_type(statement.handle, index) }
+    public func value(_ index: Int32) -> SQLValue {
+        guard let statement else { return row.values[Int(index)] }
+        return statement.value(at: index)
+    }
+
+    /// SQLite's type code of the column (`SQLITE_INTEGER`…).
+    func type(_ index: Int32) -> Int32 {
+        if let statement { return sqlite3_column_type(statement.handle, index) }
+        switch row.values[Int(index)] {
+        case .null: return SQLITE_NULL
+        case .integer: return SQLITE_INTEGER
+        case .real: return SQLITE_FLOAT
+        case .text: return SQLITE_TEXT
+        case .blob: return SQLITE_BLOB
+        }
+    }
+
     /// Whether the column holds NULL.
     @usableFromInline func isNull(_ index: Int32) -> Bool { type(index) == SQLITE_NULL }
-    /// The column's integer (SQLite's conversion when it holds something else).
-    @usableFromInline func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(statement.handle, index) }
-    func double(_ index: Int32) -> Double { sqlite3_column_double(statement.handle, index) }
+
+    /// The column's integer (SQLite's conversion when it holds something else; 0 for a
+    /// value that is no number).
+    @usableFromInline func int64(_ index: Int32) -> Int64 {
+        guard let statement else {
+            let value = value(index)
+            return value.int64 ?? value.double.flatMap { Int64(exactly: $0.rounded(.towardZero)) } ?? 0
+        }
+        return sqlite3_column_int64(statement.handle, index)
+    }
+
+    func double(_ index: Int32) -> Double {
+        guard let statement else { return value(index).double ?? 0 }
+        return sqlite3_column_double(statement.handle, index)
+    }
 
     /// The text in a column, or nil when it holds something else.
     func text(_ index: Int32) -> String? {
+        guard let statement else { return value(index).string }
         guard type(index) == SQLITE_TEXT else { return nil }
         let count = Int(sqlite3_column_bytes(statement.handle, index))
         guard let pointer = sqlite3_column_text(statement.handle, index) else { return "" }

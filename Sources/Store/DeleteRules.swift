@@ -4,17 +4,24 @@
 struct DeleteRules {
     let transaction: Transaction
 
-    private var connection: Connection { transaction.connection }
     private var schema: Schema { transaction.schema }
+    private var dialect: SQLDialect { transaction.dialect }
+
+    private func name(_ identifier: String) -> String { dialect.identifier(identifier) }
+
+    /// `(?, ?, …)` or `($1, $2, …)` for `count` parameters.
+    private func list(_ count: Int) -> String {
+        "(" + (1...count).map(dialect.parameter).joined(separator: ", ") + ")"
+    }
 
     func delete(_ entity: Entity, ids: [Int64]) throws -> Int {
-        let existing = try selectIDs("SELECT \(SQL.quote(entity.primaryKey)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(entity.primaryKey)) IN", ids)
+        let existing = try selectIDs("SELECT \(name(entity.primaryKey)) FROM \(name(entity.name)) WHERE \(name(entity.primaryKey)) IN", ids)
         guard !existing.isEmpty else { return 0 }
         var cascadeAfter: [(Entity, [Int64])] = []
         for relationship in entity.relationships {
             let destination = try schema.entity(named: relationship.destination)
             if let column = relationship.foreignKeyColumn {
-                let targets = try selectIDs("SELECT DISTINCT \(SQL.quote(column)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(column)) IS NOT NULL AND \(SQL.quote(entity.primaryKey)) IN", existing)
+                let targets = try selectIDs("SELECT DISTINCT \(name(column)) FROM \(name(entity.name)) WHERE \(name(column)) IS NOT NULL AND \(name(entity.primaryKey)) IN", existing)
                 guard !targets.isEmpty else { continue }
                 switch relationship.deleteRule {
                 case .cascade: cascadeAfter.append((destination, targets))
@@ -23,15 +30,15 @@ struct DeleteRules {
                 }
             } else {
                 let (_, column) = try schema.foreignKeySide(of: relationship)
-                let related = try selectIDs("SELECT \(SQL.quote(destination.primaryKey)) FROM \(SQL.quote(destination.name)) WHERE \(SQL.quote(column)) IN", existing)
+                let related = try selectIDs("SELECT \(name(destination.primaryKey)) FROM \(name(destination.name)) WHERE \(name(column)) IN", existing)
                 guard !related.isEmpty else { continue }
                 switch relationship.deleteRule {
                 case .cascade:
                     _ = try delete(destination, ids: related)
                 case .nullify:
                     for chunk in existing.chunked(SQL.maximumParametersPerStatement) {
-                        try connection.run("UPDATE \(SQL.quote(destination.name)) SET \(SQL.quote(column)) = NULL WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(chunk.count)))",
-                                           chunk.map { .integer($0) })
+                        try transaction.execute("UPDATE \(name(destination.name)) SET \(name(column)) = NULL WHERE \(name(column)) IN \(list(chunk.count))",
+                                                chunk.map { .integer($0) })
                     }
                 case .deny:
                     throw denied(entity, relationship)
@@ -39,8 +46,8 @@ struct DeleteRules {
             }
         }
         for chunk in existing.chunked(SQL.maximumParametersPerStatement) {
-            try connection.run("DELETE FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(entity.primaryKey)) IN (\(SQL.placeholders(chunk.count)))",
-                               chunk.map { .integer($0) })
+            try transaction.execute("DELETE FROM \(name(entity.name)) WHERE \(name(entity.primaryKey)) IN \(list(chunk.count))",
+                                    chunk.map { .integer($0) })
         }
         for (destination, targets) in cascadeAfter {
             _ = try delete(destination, ids: targets)
@@ -52,9 +59,7 @@ struct DeleteRules {
     private func selectIDs(_ prefix: String, _ ids: [Int64]) throws -> [Int64] {
         var result: [Int64] = []
         for chunk in ids.chunked(SQL.maximumParametersPerStatement) {
-            let statement = try connection.statement("\(prefix) (\(SQL.placeholders(chunk.count)))")
-            try statement.bind(chunk.map { .integer($0) })
-            while try statement.step() { result.append(statement.int64(at: 0)) }
+            try transaction.runner.forEachRow("\(prefix) \(list(chunk.count))", chunk.map { .integer($0) }) { result.append($0.int64(0)) }
         }
         return result
     }

@@ -3,17 +3,23 @@ import Foundation
 /// Turns a fetch request into SQL: resolves key paths to columns (joining to-one
 /// relationships as needed), compiles the predicate with bound arguments, and orders the
 /// rows. The primary key ends every ORDER BY, so equal sort keys still give one order.
+///
+/// On PostgreSQL (`SQLDialect`) the same request gives the same rows in the same order as
+/// on SQLite: text compares and orders by bytes (`COLLATE "C"`), `localizedStandard` by the
+/// stored sort key, NULLs first as SQLite puts them, and NULL is never equal to a value.
 struct QueryBuilder {
     let schema: Schema
     let root: Entity
+    let dialect: SQLDialect
     private(set) var arguments: [SQLValue] = []
     private var joins: [(path: String, alias: String, clause: String, entity: Entity)] = []
 
     static let rootAlias = "t0"
 
-    init(schema: Schema, entityName: String) throws {
+    init(schema: Schema, entityName: String, dialect: SQLDialect = .sqlite) throws {
         self.schema = schema
         self.root = try schema.entity(named: entityName)
+        self.dialect = dialect
     }
 
     /// What a query returns.
@@ -27,20 +33,20 @@ struct QueryBuilder {
     }
 
     /// The SQL and arguments of `request`.
-    static func compile(_ request: FetchRequest, schema: Schema, selecting selection: Selection,
+    static func compile(_ request: FetchRequest, schema: Schema, dialect: SQLDialect = .sqlite, selecting selection: Selection,
                         extraCondition: FetchPredicate? = nil) throws -> (sql: String, arguments: [SQLValue]) {
-        var builder = try QueryBuilder(schema: schema, entityName: request.entityName)
+        var builder = try QueryBuilder(schema: schema, entityName: request.entityName, dialect: dialect)
         return try builder.build(request, selecting: selection, extraCondition: extraCondition)
     }
 
     private mutating func build(_ request: FetchRequest, selecting selection: Selection,
                                 extraCondition: FetchPredicate?) throws -> (sql: String, arguments: [SQLValue]) {
         let root = Self.rootAlias
-        let primaryKey = "\(root).\(SQL.quote(self.root.primaryKey))"
+        let primaryKey = "\(root).\(name(self.root.primaryKey))"
         var columns: [String]
         switch selection {
         case .records:
-            columns = [primaryKey] + self.root.storedColumns.map { "\(root).\(SQL.quote($0))" }
+            columns = [primaryKey] + self.root.storedColumns.map { "\(root).\(name($0))" }
         case .keys(let keyPaths):
             columns = [primaryKey]
             for keyPath in keyPaths { columns.append(try expression(for: keyPath)) }
@@ -54,33 +60,94 @@ struct QueryBuilder {
         if let extraCondition { conditions.append(try compile(extraCondition)) }
         var orderings: [String] = []
         for descriptor in request.sortDescriptors {
-            let expression = try expression(for: descriptor.keyPath)
-            let collation = descriptor.collation == .binary ? "" : " COLLATE \(descriptor.collation.rawValue)"
-            orderings.append("\(expression)\(collation) \(descriptor.ascending ? "ASC" : "DESC")")
+            orderings += try ordering(descriptor)
         }
         if request.sortDescriptors.last?.keyPath != self.root.primaryKey {
             orderings.append("\(primaryKey) ASC")
         }
-        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(SQL.quote(self.root.name)) AS \(root)"
+        var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(name(self.root.name)) AS \(root)"
         for join in joins { sql += " " + join.clause }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if case .count = selection, request.fetchLimit == nil, request.fetchOffset == 0 {
-            return ("SELECT count(*) FROM (\(sql))", arguments)
+            return ("SELECT count(*) FROM (\(sql)) AS counted", arguments)
         }
         sql += " ORDER BY " + orderings.joined(separator: ", ")
         if request.fetchLimit != nil || request.fetchOffset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            arguments.append(.integer(Int64(request.fetchLimit ?? -1)))
-            arguments.append(.integer(Int64(request.fetchOffset)))
+            // No limit is -1 to SQLite, NULL (LIMIT ALL) to PostgreSQL.
+            let noLimit: SQLValue = dialect.isPostgreSQL ? .null : .integer(-1)
+            sql += " LIMIT \(bind(request.fetchLimit.map { .integer(Int64($0)) } ?? noLimit))"
+            sql += " OFFSET \(bind(.integer(Int64(request.fetchOffset))))"
         }
-        if case .count = selection { sql = "SELECT count(*) FROM (\(sql))" }
+        if case .count = selection { sql = "SELECT count(*) FROM (\(sql)) AS counted" }
         return (sql, arguments)
+    }
+
+    /// A name as the dialect writes it.
+    private func name(_ identifier: String) -> String { dialect.identifier(identifier) }
+
+    /// Appends `value` to the arguments and returns its parameter's text.
+    private mutating func bind(_ value: SQLValue) -> String {
+        arguments.append(value)
+        let parameter = dialect.parameter(arguments.count)
+        // PostgreSQL gives a parameter the type of what it is compared with: a fraction
+        // compared with an integer column would be refused, where SQLite compares numbers.
+        if dialect.isPostgreSQL, case .real = value { return parameter + "::double precision" }
+        return parameter
+    }
+
+    // MARK: Ordering
+
+    /// The ORDER BY terms of one sort descriptor.
+    private mutating func ordering(_ descriptor: SortKey) throws -> [String] {
+        let column = try resolve(descriptor.keyPath)
+        let direction = descriptor.ascending ? "ASC" : "DESC"
+        guard case .postgresql(let sortKeyColumns, let indexedKeyBytes) = dialect else {
+            let collation = descriptor.collation == .binary ? "" : " COLLATE \(descriptor.collation.rawValue)"
+            return ["\(column.expression)\(collation) \(direction)"]
+        }
+        // SQLite puts NULL before every value; PostgreSQL after, unless told.
+        let nulls = column.mayBeNull ? (descriptor.ascending ? " NULLS FIRST" : " NULLS LAST") : ""
+        switch descriptor.collation {
+        case .binary:
+            let collation = column.isText ? " COLLATE \"C\"" : ""
+            return ["\(column.expression)\(collation) \(direction)\(nulls)"]
+        case .localizedStandard:
+            guard column.isText, let keyColumn = sortKeyColumns[column.entity.name]?[column.attribute] else {
+                throw StoreError(.invalidRequest, "\(column.entity.name).\(column.attribute) has no localizedStandard sort key in this PostgreSQL store")
+            }
+            // The prefix an index holds, then the whole key: the key's order, read from the index.
+            let key = "\(column.alias).\(name(keyColumn))"
+            return ["substring(\(key) FROM 1 FOR \(indexedKeyBytes)) \(direction)\(nulls)", "\(key) \(direction)\(nulls)"]
+        case .caseInsensitive:
+            throw StoreError(.invalidRequest, "ordering by the caseInsensitive collation is not available on PostgreSQL")
+        }
     }
 
     // MARK: Key paths
 
+    /// The column a key path ends at, with what ordering and comparing it needs to know.
+    struct ResolvedColumn {
+        /// `alias.column`.
+        var expression: String
+        /// The alias of the table holding the column.
+        var alias: String
+        /// The entity holding it, and its name there.
+        var entity: Entity
+        var attribute: String
+        /// The column holds text (a text attribute).
+        var isText: Bool
+        /// The column may be NULL: an optional attribute, a foreign key, or any column
+        /// across a (left) join.
+        var mayBeNull: Bool
+    }
+
     /// The SQL expression for a key path, adding the joins it crosses.
     mutating func expression(for keyPath: String) throws -> String {
+        try resolve(keyPath).expression
+    }
+
+    /// The column a key path ends at, adding the joins it crosses.
+    mutating func resolve(_ keyPath: String) throws -> ResolvedColumn {
         let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !components.contains(where: \.isEmpty) else {
             throw StoreError(.invalidRequest, "Key path \"\(keyPath)\" has an empty component")
@@ -89,23 +156,32 @@ struct QueryBuilder {
         var alias = Self.rootAlias
         for (position, component) in components.enumerated() {
             let isLast = position == components.count - 1
-            if isLast, component == entity.primaryKey || entity.attribute(named: component) != nil {
-                return "\(alias).\(SQL.quote(component))"
+            let joined = alias != Self.rootAlias
+            if isLast, component == entity.primaryKey {
+                return column(component, of: entity, alias: alias, isText: false, mayBeNull: joined)
+            }
+            if isLast, let attribute = entity.attribute(named: component) {
+                return column(component, of: entity, alias: alias, isText: attribute.type == .text, mayBeNull: joined || attribute.isOptional)
             }
             guard let relationship = entity.relationship(named: component) else {
                 throw StoreError(.invalidRequest, "Key path \"\(keyPath)\": \(entity.name) has no attribute or relationship \(component)")
             }
-            if isLast, let column = relationship.foreignKeyColumn {
-                return "\(alias).\(SQL.quote(column))"
+            if isLast, let foreignKey = relationship.foreignKeyColumn {
+                return column(foreignKey, of: entity, alias: alias, isText: false, mayBeNull: true)
             }
             guard relationship.isToOne else {
                 throw StoreError(.invalidRequest, "Key path \"\(keyPath)\" crosses the to-many relationship \(entity.name).\(component); only to-one relationships can be crossed")
             }
             let path = components[0...position].joined(separator: ".")
             (entity, alias) = try join(relationship, from: entity, alias: alias, path: path)
-            if isLast { return "\(alias).\(SQL.quote(entity.primaryKey))" }
+            if isLast { return column(entity.primaryKey, of: entity, alias: alias, isText: false, mayBeNull: true) }
         }
         throw StoreError(.invalidRequest, "Key path \"\(keyPath)\" is empty")
+    }
+
+    private func column(_ column: String, of entity: Entity, alias: String, isText: Bool, mayBeNull: Bool) -> ResolvedColumn {
+        ResolvedColumn(expression: "\(alias).\(name(column))", alias: alias, entity: entity, attribute: column,
+                       isText: isText, mayBeNull: mayBeNull)
     }
 
     private mutating func join(_ relationship: Relationship, from entity: Entity, alias: String,
@@ -115,12 +191,12 @@ struct QueryBuilder {
         let joinAlias = "j\(joins.count + 1)"
         let condition: String
         if let column = relationship.foreignKeyColumn {
-            condition = "\(joinAlias).\(SQL.quote(destination.primaryKey)) = \(alias).\(SQL.quote(column))"
+            condition = "\(joinAlias).\(name(destination.primaryKey)) = \(alias).\(name(column))"
         } else {
             let (_, column) = try schema.foreignKeySide(of: relationship)
-            condition = "\(joinAlias).\(SQL.quote(column)) = \(alias).\(SQL.quote(entity.primaryKey))"
+            condition = "\(joinAlias).\(name(column)) = \(alias).\(name(entity.primaryKey))"
         }
-        let clause = "LEFT JOIN \(SQL.quote(destination.name)) AS \(joinAlias) ON \(condition)"
+        let clause = "LEFT JOIN \(name(destination.name)) AS \(joinAlias) ON \(condition)"
         joins.append((path, joinAlias, clause, destination))
         return (destination, joinAlias)
     }
@@ -130,26 +206,28 @@ struct QueryBuilder {
     mutating func compile(_ predicate: FetchPredicate) throws -> String {
         switch predicate {
         case .constant(let value):
-            return value ? "1" : "0"
+            return dialect.condition(value)
         case .compare(let keyPath, let comparison, let value):
-            let column = try expression(for: keyPath)
+            let column = try resolve(keyPath)
             if value.isNull {
                 switch comparison {
-                case .equal: return "\(column) IS NULL"
-                case .notEqual: return "\(column) IS NOT NULL"
-                default: return "0"
+                case .equal: return "\(column.expression) IS NULL"
+                case .notEqual: return "\(column.expression) IS NOT NULL"
+                default: return dialect.condition(false)
                 }
             }
-            arguments.append(value)
             // As Core Data does, "not equal" also matches NULL.
-            return comparison == .notEqual ? "\(column) IS NOT ?" : "\(column) \(comparison.rawValue) ?"
+            if comparison == .notEqual { return distinct(column.expression, bind(value)) }
+            return "\(column.expression)\(textCollation(column, comparison)) \(comparison.rawValue) \(bind(value))"
         case .compareKeys(let left, let comparison, let right):
-            let leftColumn = try expression(for: left)
-            let rightColumn = try expression(for: right)
+            let leftColumn = try resolve(left)
+            let rightColumn = try resolve(right)
             switch comparison {
-            case .equal: return "\(leftColumn) IS \(rightColumn)"
-            case .notEqual: return "\(leftColumn) IS NOT \(rightColumn)"
-            default: return "\(leftColumn) \(comparison.rawValue) \(rightColumn)"
+            case .equal: return notDistinct(leftColumn.expression, rightColumn.expression)
+            case .notEqual: return distinct(leftColumn.expression, rightColumn.expression)
+            default:
+                let collation = textCollation(leftColumn, comparison).isEmpty ? textCollation(rightColumn, comparison) : textCollation(leftColumn, comparison)
+                return "\(leftColumn.expression)\(collation) \(comparison.rawValue) \(rightColumn.expression)"
             }
         case .isIn(let keyPath, let values):
             let column = try expression(for: keyPath)
@@ -159,37 +237,65 @@ struct QueryBuilder {
                 clauses.append(try membership(column, present))
             }
             if present.count < values.count { clauses.append("\(column) IS NULL") }
-            return clauses.isEmpty ? "0" : "(" + clauses.joined(separator: " OR ") + ")"
+            return clauses.isEmpty ? dialect.condition(false) : "(" + clauses.joined(separator: " OR ") + ")"
         case .isNull(let keyPath):
             return "\(try expression(for: keyPath)) IS NULL"
         case .text(let keyPath, let match, let pattern, let caseInsensitive):
             var column = try expression(for: keyPath)
             var pattern = pattern
             if caseInsensitive {
+                guard !dialect.isPostgreSQL else {
+                    throw StoreError(.invalidRequest, "case-insensitive text matching is not available on PostgreSQL")
+                }
                 column = "\(SQLFunctions.foldFunction)(\(column))"
                 pattern = SQLFunctions.fold(pattern)
             }
             return textMatch(column, match, pattern)
         case .not(let inner):
             // Two-valued logic: a comparison with NULL is false, so its negation is true.
-            return "NOT coalesce((\(try compile(inner))), 0)"
+            return "NOT coalesce((\(try compile(inner))), \(dialect.condition(false)))"
         case .and(let parts):
-            guard !parts.isEmpty else { return "1" }
+            guard !parts.isEmpty else { return dialect.condition(true) }
             return "(" + (try parts.map { try compile($0) }).joined(separator: " AND ") + ")"
         case .or(let parts):
-            guard !parts.isEmpty else { return "0" }
+            guard !parts.isEmpty else { return dialect.condition(false) }
             return "(" + (try parts.map { try compile($0) }).joined(separator: " OR ") + ")"
         }
     }
 
+    /// SQLite compares text by its bytes; PostgreSQL by the database's collation unless
+    /// told otherwise. Equality is bytes on both (deterministic collations).
+    private func textCollation(_ column: ResolvedColumn, _ comparison: FetchPredicate.Comparison) -> String {
+        guard dialect.isPostgreSQL, column.isText, comparison != .equal, comparison != .notEqual else { return "" }
+        return " COLLATE \"C\""
+    }
+
+    /// `left` differs from `right`, NULL being a value of its own.
+    private func distinct(_ left: String, _ right: String) -> String {
+        dialect.isPostgreSQL ? "\(left) IS DISTINCT FROM \(right)" : "\(left) IS NOT \(right)"
+    }
+
+    /// `left` equals `right`, NULL equal to NULL.
+    private func notDistinct(_ left: String, _ right: String) -> String {
+        dialect.isPostgreSQL ? "\(left) IS NOT DISTINCT FROM \(right)" : "\(left) IS \(right)"
+    }
+
     private mutating func membership(_ column: String, _ values: [SQLValue]) throws -> String {
         if values.count <= SQL.maximumParametersPerStatement {
-            arguments.append(contentsOf: values)
-            return "\(column) IN (\(SQL.placeholders(values.count)))"
+            return "\(column) IN (\(values.map { bind($0) }.joined(separator: ", ")))"
         }
         // Past the parameter budget, the list travels as one JSON array argument.
-        arguments.append(.text(try Self.jsonArray(values)))
-        return "\(column) IN (SELECT value FROM json_each(?))"
+        let list = bind(.text(try Self.jsonArray(values)))
+        guard dialect.isPostgreSQL else { return "\(column) IN (SELECT value FROM json_each(\(list)))" }
+        return "\(column) IN (SELECT value::\(try Self.postgresType(of: values)) FROM json_array_elements_text(\(list)::json) AS value)"
+    }
+
+    /// The one PostgreSQL type of a long IN list's values.
+    private static func postgresType(of values: [SQLValue]) throws -> String {
+        if values.allSatisfy({ if case .integer = $0 { return true } else { return false } }) { return "bigint" }
+        if values.allSatisfy({ $0.double != nil }) { return "double precision" }
+        if values.allSatisfy({ $0.string != nil }) { return "text" }
+        throw StoreError(.invalidRequest, "A long IN list on PostgreSQL holds values of one type, numbers or text")
     }
 
     static func jsonArray(_ values: [SQLValue]) throws -> String {
@@ -208,18 +314,17 @@ struct QueryBuilder {
 
     private mutating func textMatch(_ column: String, _ match: FetchPredicate.TextMatch, _ pattern: String) -> String {
         guard !pattern.isEmpty else { return "\(column) IS NOT NULL" }
+        let postgres = dialect.isPostgreSQL
         switch match {
         case .contains:
-            arguments.append(.text(pattern))
-            return "instr(\(column), ?) > 0"
+            return "\(postgres ? "strpos" : "instr")(\(column), \(bind(.text(pattern)))) > 0"
         case .beginsWith:
-            arguments.append(.text(pattern))
-            return "instr(\(column), ?) = 1"
+            return "\(postgres ? "strpos" : "instr")(\(column), \(bind(.text(pattern)))) = 1"
         case .endsWith:
-            // substr counts characters as SQLite does: Unicode scalars.
-            arguments.append(.integer(-Int64(pattern.unicodeScalars.count)))
-            arguments.append(.text(pattern))
-            return "substr(\(column), ?) = ?"
+            // Both count characters as Unicode scalars.
+            let length = Int64(pattern.unicodeScalars.count)
+            if postgres { return "right(\(column), \(bind(.integer(length)))) = \(bind(.text(pattern)))" }
+            return "substr(\(column), \(bind(.integer(-length)))) = \(bind(.text(pattern)))"
         }
     }
 }

@@ -2,21 +2,27 @@
 /// `Store.write`). Valid only inside the closure it is passed to; every read in one
 /// closure sees the same snapshot of the store.
 public class ReadContext {
-    let connection: Connection
+    /// Where the queries run.
+    let runner: any QueryRunner
     /// The store's schema, for checking requests and key paths.
     public let schema: Schema
 
-    init(connection: Connection, schema: Schema) {
-        self.connection = connection
+    /// A context whose queries run on `runner` (another database's store makes one per
+    /// read transaction).
+    public init(runner: any QueryRunner, schema: Schema) {
+        self.runner = runner
         self.schema = schema
     }
+
+    /// The SQL the store's database speaks: raw SQL (`rows`, `scalar`) is written in it.
+    public var dialect: SQLDialect { runner.dialect }
 
     // MARK: Fetch requests
 
     /// The records that match `request`, in its order.
     public func fetch<R: Record>(_ request: FetchRequest, as type: R.Type = R.self) throws -> [R] {
         try checkEntity(request, R.self)
-        let (sql, arguments) = try QueryBuilder.compile(request, schema: schema, selecting: .records)
+        let (sql, arguments) = try compile(request, selecting: .records)
         return try decodeRecords(sql, arguments)
     }
 
@@ -28,11 +34,9 @@ public class ReadContext {
 
     /// The ids of the objects that match `request`, in its order.
     public func fetchIDs(_ request: FetchRequest) throws -> [Int64] {
-        let (sql, arguments) = try QueryBuilder.compile(request, schema: schema, selecting: .keys([]))
-        let statement = try connection.statement(sql)
-        try statement.bind(arguments)
+        let (sql, arguments) = try compile(request, selecting: .keys([]))
         var ids: [Int64] = []
-        while try statement.step() { ids.append(statement.int64(at: 0)) }
+        try runner.forEachRow(sql, arguments) { ids.append($0.int64(0)) }
         return ids
     }
 
@@ -41,21 +45,23 @@ public class ReadContext {
     /// relationships). `body` sees each row and must not keep it beyond its call.
     public func forEachKeyRow(_ request: FetchRequest, keyPaths: [String], extraCondition: FetchPredicate? = nil,
                               _ body: (_ id: Int64, _ values: [SQLValue]) throws -> Void) throws {
-        let (sql, arguments) = try QueryBuilder.compile(request, schema: schema, selecting: .keys(keyPaths),
-                                                        extraCondition: extraCondition)
-        let statement = try connection.statement(sql)
-        try statement.bind(arguments)
+        let (sql, arguments) = try compile(request, selecting: .keys(keyPaths), extraCondition: extraCondition)
         var values = [SQLValue](repeating: .null, count: keyPaths.count)
-        while try statement.step() {
-            for index in keyPaths.indices { values[index] = statement.value(at: Int32(index + 1)) }
-            try body(statement.int64(at: 0), values)
+        try runner.forEachRow(sql, arguments) { reader in
+            for index in keyPaths.indices { values[index] = reader.value(Int32(index + 1)) }
+            try body(reader.int64(0), values)
         }
     }
 
     /// How many objects match `request` (its limit and offset included).
     public func count(_ request: FetchRequest) throws -> Int {
-        let (sql, arguments) = try QueryBuilder.compile(request, schema: schema, selecting: .count)
-        return Int(try connection.scalar(sql, arguments)?.int64 ?? 0)
+        let (sql, arguments) = try compile(request, selecting: .count)
+        return Int(try scalar(sql, arguments)?.int64 ?? 0)
+    }
+
+    private func compile(_ request: FetchRequest, selecting selection: QueryBuilder.Selection,
+                         extraCondition: FetchPredicate? = nil) throws -> (sql: String, arguments: [SQLValue]) {
+        try QueryBuilder.compile(request, schema: schema, dialect: dialect, selecting: selection, extraCondition: extraCondition)
     }
 
     // MARK: By id
@@ -63,7 +69,7 @@ public class ReadContext {
     /// The record with this id, or nil.
     public func fetchOne<R: Record>(_ type: R.Type, id: Int64) throws -> R? {
         let entity = R.entity
-        let sql = "SELECT \(Self.columnList(entity)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(entity.primaryKey)) = ?"
+        let sql = "SELECT \(columnList(entity)) FROM \(dialect.identifier(entity.name)) WHERE \(dialect.identifier(entity.primaryKey)) = \(dialect.parameter(1))"
         let records: [R] = try decodeRecords(sql, [.integer(id)])
         return records.first
     }
@@ -84,47 +90,50 @@ public class ReadContext {
         }
         var records: [R] = []
         for list in InList.paddedChunks(values, size: SQL.maximumParametersPerStatement) {
-            let sql = "SELECT \(Self.columnList(entity)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(list.count)))"
+            let parameters = (1...list.count).map(dialect.parameter).joined(separator: ", ")
+            let sql = "SELECT \(columnList(entity)) FROM \(dialect.identifier(entity.name)) WHERE \(dialect.identifier(column)) IN (\(parameters))"
             records += try decodeRecords(sql, list)
         }
         return records
     }
 
-    /// How many queries (read-only statements) this connection has run: compare two
-    /// readings to count the queries a piece of work costs.
-    public var queriesRun: Int { connection.queriesRun }
+    /// How many queries this context's connection has run: compare two readings to count
+    /// the queries a piece of work costs.
+    public var queriesRun: Int { runner.queriesRun }
 
     /// The token of the newest commit this snapshot includes (0 before the first).
     public func currentToken() throws -> Int64 {
-        try History.currentToken(on: connection)
+        try runner.currentToken()
     }
 
     // MARK: Raw SQL
 
-    /// The rows of a SQL query; `arguments` are bound to its `?` parameters.
+    /// The rows of a SQL query in the store's dialect; `arguments` are bound to its
+    /// parameters (`?` on SQLite, `$1`, `$2`… on PostgreSQL).
     public func rows(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
-        try connection.rows(sql, arguments)
+        var rows: [Row] = []
+        try runner.forEachRow(sql, arguments) { rows.append($0.currentRow()) }
+        return rows
     }
 
     /// The first column of the first row of a query, or nil when there is no row.
     public func scalar(_ sql: String, _ arguments: [SQLValue] = []) throws -> SQLValue? {
-        try connection.scalar(sql, arguments)
+        var first: SQLValue?
+        try runner.forEachRow(sql, arguments) { reader in
+            if first == nil { first = reader.value(0) }
+        }
+        return first
     }
 
     // MARK: Helpers
 
-    static func columnList(_ entity: Entity) -> String {
-        ([entity.primaryKey] + entity.storedColumns).map(SQL.quote).joined(separator: ", ")
+    func columnList(_ entity: Entity) -> String {
+        ([entity.primaryKey] + entity.storedColumns).map(dialect.identifier).joined(separator: ", ")
     }
 
     func decodeRecords<R: Record>(_ sql: String, _ arguments: [SQLValue]) throws -> [R] {
-        let statement = try connection.statement(sql)
-        try statement.bind(arguments)
         var records: [R] = []
-        let reader = ColumnReader(statement)
-        while try statement.step() {
-            records.append(try R.decodeRecord(reader))
-        }
+        try runner.forEachRow(sql, arguments) { records.append(try R.decodeRecord($0)) }
         return records
     }
 

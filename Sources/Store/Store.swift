@@ -126,7 +126,7 @@ public final class Store: Sendable {
         try pool.withReader { connection in
             try connection.execute("BEGIN DEFERRED")
             defer { try? connection.execute("COMMIT") }
-            return try body(ReadContext(connection: connection, schema: schema))
+            return try body(ReadContext(runner: connection, schema: schema))
         }
     }
 

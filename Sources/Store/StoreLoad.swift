@@ -36,6 +36,9 @@ extension Transaction {
         guard values.count == entity.storedColumns.count else {
             throw StoreError(.invalidRequest, "\(entity.name) \(id): \(values.count) values for \(entity.storedColumns.count) columns")
         }
+        guard let connection = sqlite else {
+            throw StoreError(.invalidRequest, "insertRow loads a SQLite store; \(entity.name) \(id) was not inserted")
+        }
         let statement = try connection.statement(entity.insertWithPrimaryKeySQL)
         try statement.bind(.integer(id), at: 1)
         for (offset, value) in values.enumerated() {

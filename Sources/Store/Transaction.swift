@@ -2,9 +2,29 @@
 /// all. Every row it changes, by whatever means (records, delete rules, raw SQL), is in the
 /// transaction's change set, which observers and the history receive after commit: SQLite
 /// tells the store of each one (`ChangeRecorder`).
+///
+/// On another database (the PostgreSQL store's, through its `QueryRunner`) the same calls
+/// write the same rows in that database's SQL, with each `localizedStandard` text's sort
+/// key beside it (`SQLDialect.postgresql`); no change set is kept there yet.
 public final class Transaction: ReadContext {
+    /// The SQLite writer's connection, for its prepared inserts and its change recorder;
+    /// nil on another database, whose statements all go through the runner.
+    let sqlite: Connection?
+
+    init(connection: Connection, schema: Schema) {
+        sqlite = connection
+        super.init(runner: connection, schema: schema)
+    }
+
+    /// A transaction whose statements run on `runner`, which has begun it (another
+    /// database's store makes one per write).
+    public override init(runner: any QueryRunner, schema: Schema) {
+        sqlite = runner as? Connection
+        super.init(runner: runner, schema: schema)
+    }
+
     /// What this transaction has changed so far.
-    public var changes: ChangeSet { connection.changeRecorder?.changes ?? ChangeSet() }
+    public var changes: ChangeSet { sqlite?.changeRecorder?.changes ?? ChangeSet() }
 
     /// What `upsert` did to a record.
     public enum UpsertOutcome: Sendable, Equatable {
@@ -22,6 +42,10 @@ public final class Transaction: ReadContext {
     public func insert<R: Record>(_ record: inout R) throws {
         let entity = R.entity
         let values = try record.storedValues()
+        guard let connection = sqlite else {
+            record.id = try insertReturningID(entity, id: record.id, values: values)
+            return
+        }
         let statement = try connection.statement(record.id == nil ? entity.insertSQL : entity.insertWithPrimaryKeySQL)
         var position: Int32 = 1
         if let id = record.id {
@@ -34,6 +58,37 @@ public final class Transaction: ReadContext {
         }
         while try statement.step() {}
         record.id = record.id ?? connection.lastInsertedRowID
+    }
+
+    /// Inserts a row through the runner: its id (given, or the one the database made).
+    private func insertReturningID(_ entity: Entity, id: Int64?, values: [SQLValue]) throws -> Int64 {
+        var columns = entity.storedColumns
+        var row = values
+        if let id {
+            columns.insert(entity.primaryKey, at: 0)
+            row.insert(.integer(id), at: 0)
+        }
+        let keys = sortKeys(entity, columns: entity.storedColumns, values: values)
+        columns += keys.map(\.column)
+        row += keys.map(\.value)
+        let parameters = row.indices.map { dialect.parameter($0 + 1) }.joined(separator: ", ")
+        let sql = "INSERT INTO \(dialect.identifier(entity.name)) (\(columns.map(dialect.identifier).joined(separator: ", "))) "
+            + "VALUES (\(parameters)) RETURNING \(dialect.identifier(entity.primaryKey))"
+        guard let stored = try scalar(sql, row)?.int64 else {
+            throw StoreError(.invalidRequest, "Inserting into \(entity.name) returned no id", sql: sql)
+        }
+        return stored
+    }
+
+    /// The sort key columns, and their keys, of those of `columns` that have one in this
+    /// dialect (none on SQLite).
+    private func sortKeys(_ entity: Entity, columns: [String], values: [SQLValue]) -> [(column: String, value: SQLValue)] {
+        guard case .postgresql(let sortKeyColumns, _) = dialect, let keyed = sortKeyColumns[entity.name] else { return [] }
+        return zip(columns, values).compactMap { column, value in
+            guard let keyColumn = keyed[column] else { return nil }
+            guard case .text(let text) = value else { return (keyColumn, .null) }
+            return (keyColumn, .blob(Collation.localizedStandardSortKey(text)))
+        }
     }
 
     /// Inserts `record` and returns it with its id.
@@ -78,11 +133,11 @@ public final class Transaction: ReadContext {
             guard let index = entity.storedColumnIndex[column] else {
                 throw StoreError(.invalidRequest, "\(entity.name) has no column \(column)")
             }
-            conditions.append("\(SQL.quote(column)) = ?")
             arguments.append(values[index])
+            conditions.append("\(dialect.identifier(column)) = \(dialect.parameter(arguments.count))")
         }
-        let sql = "SELECT \(Self.columnList(entity)) FROM \(SQL.quote(entity.name)) WHERE \(conditions.joined(separator: " AND ")) LIMIT 1"
-        guard let row = try connection.rows(sql, arguments).first, let id = row[0].int64 else {
+        let sql = "SELECT \(columnList(entity)) FROM \(dialect.identifier(entity.name)) WHERE \(conditions.joined(separator: " AND ")) LIMIT 1"
+        guard let row = try rows(sql, arguments).first, let id = row[0].int64 else {
             record.id = nil
             try insert(&record)
             return .inserted
@@ -103,8 +158,9 @@ public final class Transaction: ReadContext {
         var stored: [SQLValue: (id: Int64, values: [SQLValue])] = [:]
         let keys = Array(Set(newValues.map { $0[keyIndex] }))
         for chunk in keys.chunked(SQL.maximumParametersPerStatement) {
-            let sql = "SELECT \(Self.columnList(entity)) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(uniqueColumn)) IN (\(SQL.placeholders(chunk.count)))"
-            for row in try connection.rows(sql, Array(chunk)) {
+            let parameters = (1...chunk.count).map(dialect.parameter).joined(separator: ", ")
+            let sql = "SELECT \(columnList(entity)) FROM \(dialect.identifier(entity.name)) WHERE \(dialect.identifier(uniqueColumn)) IN (\(parameters))"
+            for row in try rows(sql, Array(chunk)) {
                 guard let id = row[0].int64 else { continue }
                 let values = Array(row.values.dropFirst())
                 stored[values[keyIndex]] = (id, values)
@@ -156,6 +212,7 @@ public final class Transaction: ReadContext {
     /// Runs SQL: schema changes, or bulk statements. The rows it changes are in the
     /// transaction's change set like any other (SQLite reports them to the store).
     public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
+        guard let connection = sqlite else { return try runner.forEachRow(sql, arguments) { _ in } }
         if arguments.isEmpty {
             try connection.execute(sql)
         } else {
@@ -163,15 +220,19 @@ public final class Transaction: ReadContext {
         }
     }
 
-    /// Creates the tables and indexes of an entity (in a migration).
+    /// Creates the tables and indexes of an entity (in a migration of a SQLite store).
     public func create(_ entity: Entity) throws {
+        guard let connection = sqlite else {
+            throw StoreError(.invalidRequest, "Only a SQLite store creates its tables in a migration; \(entity.name) was not created")
+        }
         for statement in entity.createStatements() { try connection.execute(statement) }
     }
 
     private func storedValues<R: Record>(_ type: R.Type, id: Int64) throws -> [SQLValue]? {
         let entity = R.entity
-        let sql = "SELECT \(entity.storedColumns.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(entity.name)) WHERE \(SQL.quote(entity.primaryKey)) = ?"
-        return try connection.rows(sql, [.integer(id)]).first?.values
+        let sql = "SELECT \(entity.storedColumns.map(dialect.identifier).joined(separator: ", ")) FROM \(dialect.identifier(entity.name)) "
+            + "WHERE \(dialect.identifier(entity.primaryKey)) = \(dialect.parameter(1))"
+        return try rows(sql, [.integer(id)]).first?.values
     }
 
     /// Writes the columns whose value differs between `old` and `new`; returns the keys
@@ -179,9 +240,12 @@ public final class Transaction: ReadContext {
     private func write(_ entity: Entity, id: Int64, from old: [SQLValue], to new: [SQLValue]) throws -> Set<String> {
         let changed = entity.storedColumns.indices.filter { !Self.sameStoredValue(old[$0], new[$0]) }
         guard !changed.isEmpty else { return [] }
-        let assignments = changed.map { "\(SQL.quote(entity.storedColumns[$0])) = ?" }.joined(separator: ", ")
-        let sql = "UPDATE \(SQL.quote(entity.name)) SET \(assignments) WHERE \(SQL.quote(entity.primaryKey)) = ?"
-        try connection.run(sql, changed.map { new[$0] } + [.integer(id)])
+        let keys = sortKeys(entity, columns: changed.map { entity.storedColumns[$0] }, values: changed.map { new[$0] })
+        let columns = changed.map { entity.storedColumns[$0] } + keys.map(\.column)
+        let arguments = changed.map { new[$0] } + keys.map(\.value) + [.integer(id)]
+        let assignments = columns.enumerated().map { "\(dialect.identifier($1)) = \(dialect.parameter($0 + 1))" }.joined(separator: ", ")
+        let sql = "UPDATE \(dialect.identifier(entity.name)) SET \(assignments) WHERE \(dialect.identifier(entity.primaryKey)) = \(dialect.parameter(arguments.count))"
+        try execute(sql, arguments)
         return Set(changed.map { index in
             let column = entity.storedColumns[index]
             return entity.relationship(forColumn: column)?.name ?? column

@@ -2,8 +2,9 @@ import Flickr
 import Foundation
 import Store
 
-// What a person does to the gallery, by the ids they see (Flickr ids, positions from 1).
-extension Gallery {
+// What a person does to the gallery, by the ids they see (Flickr ids, positions from 1),
+// on either store.
+extension GalleryWriting {
     /// Records `user`'s view of the photo (see `recordView(photoID:at:for:)`) and returns it
     /// in full, with when it was viewed.
     public func view(flickrID: String, at date: Date = Date(), for user: GalleryUser,
@@ -32,7 +33,9 @@ extension Gallery {
     public func moveFavorite(fromPosition from: Int, toPosition to: Int, for user: GalleryUser) throws {
         try moveFavorite(from: from - 1, to: to - 1, for: user)
     }
+}
 
+extension Gallery {
     // MARK: The daemon
 
     /// Takes the daemon lock (`STORE.daemon-lock`) for the caller's lifetime; `busy` when

@@ -3,64 +3,10 @@ import Store
 
 // Finding what a person names: photos by Flickr id, regions by name or place id.
 extension Gallery {
-    /// The row id of the photo with this Flickr id; `notFound` when there is none, or when
-    /// its region is not known (such a photo counts as not downloaded yet) unless
-    /// `evenWithoutRegion` (to take out of Favorites a photo that lost its region).
-    func photoRowID(flickrID: String, evenWithoutRegion: Bool = false) throws -> Int64 {
-        let predicate = evenWithoutRegion ? Key("flickrID") == flickrID : Self.shownPhoto(flickrID: flickrID)
-        guard let id = try store.read({ try $0.fetch(PhotoRecord.self, where: predicate).first?.id }) else {
-            throw GalleryError(.notFound, "no photo has id \(flickrID)")
-        }
-        return id
-    }
-
     /// The photo with this Flickr id, if its region is known: a photo whose place is not
     /// resolved, or has no region, appears in no query (product rule).
     static func shownPhoto(flickrID: String) -> FetchPredicate {
         Key("flickrID") == flickrID && Key("region").isNotNull
-    }
-
-    /// The one region `query` names: its place id, its name (exactly, or the part before a
-    /// comma: "California" for "California, United States"), or failing those the same
-    /// ignoring case and accents ("yucatan" for "Yucatán"). `ambiguous` when several share
-    /// the name (listing their ids), `notFound` with the closest names otherwise.
-    public func region(named query: String) throws -> RegionRecord {
-        let matches = try regions(matching: query)
-        if matches.count == 1, let only = matches.first { return only }
-        if matches.count > 1 {
-            throw GalleryError(.ambiguous, "\(matches.count) regions are called \"\(query)\": "
-                               + matches.map { "\($0.placeID) (\($0.country ?? "no country"))" }.joined(separator: ", "), hint: "give an id")
-        }
-        let all = try store.read { try $0.fetch(RegionRecord.self, where: Key("photoCount") > 0) }
-        let folded = Self.fold(query)
-        let loose = all.filter { Self.fold($0.name) == folded || Self.fold(Self.shortName($0.name)) == folded }
-        if loose.count == 1, let only = loose.first { return only }
-        if loose.count > 1 {
-            throw GalleryError(.ambiguous, "\(loose.count) regions are called \"\(query)\": "
-                               + loose.map { "\($0.placeID) (\($0.name))" }.joined(separator: ", "), hint: "give an id")
-        }
-        let suggestions = Self.closest(to: folded, among: Array(Set(all.map(\.name))), count: 3)
-        throw GalleryError(.notFound, "no region is called \"\(query)\"",
-                           hint: suggestions.isEmpty ? "see `topregions regions`" : "did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?")
-    }
-
-    /// The region whose Flickr place id is exactly `placeID`, if any.
-    public func region(placeID: String) throws -> RegionRecord? {
-        try store.read { try $0.fetch(RegionRecord.self, where: Key("placeID") == placeID).first }
-    }
-
-    /// The regions whose place id is exactly `nameOrID`, or else whose name is it (or it
-    /// followed by a comma and a country), canonically: "Zürich" typed precomposed names
-    /// the regions stored decomposed too, so two regions of such names are `ambiguous`.
-    public func regions(matching nameOrID: String) throws -> [RegionRecord] {
-        try store.read { context in
-            let byID = try context.fetch(RegionRecord.self, where: Key("placeID") == nameOrID)
-            if !byID.isEmpty { return byID }
-            // Swift compares strings by canonical equivalence, SQL by bytes: so in Swift
-            // (regions are a few thousand at most).
-            return try context.fetch(RegionRecord.self, sortedBy: [SortKey("placeID")])
-                .filter { $0.name == nameOrID || $0.name.hasPrefix(nameOrID + ",") }
-        }
     }
 
     /// A name's part before its first comma.
@@ -99,5 +45,62 @@ public enum EditDistance {
             previous = current
         }
         return previous[b.count]
+    }
+}
+
+// Finding regions, in any store a gallery can be read from.
+extension GalleryReading {
+    /// The row id of the photo with this Flickr id; `notFound` when there is none, or when
+    /// its region is not known (such a photo counts as not downloaded yet) unless
+    /// `evenWithoutRegion` (to take out of Favorites a photo that lost its region).
+    func photoRowID(flickrID: String, evenWithoutRegion: Bool = false) throws -> Int64 {
+        let predicate = evenWithoutRegion ? Key("flickrID") == flickrID : Gallery.shownPhoto(flickrID: flickrID)
+        guard let id = try readableStore.read({ try $0.fetch(PhotoRecord.self, where: predicate).first?.id }) else {
+            throw GalleryError(.notFound, "no photo has id \(flickrID)")
+        }
+        return id
+    }
+
+    /// The one region `query` names: its place id, its name (exactly, or the part before a
+    /// comma: "California" for "California, United States"), or failing those the same
+    /// ignoring case and accents ("yucatan" for "Yucatán"). `ambiguous` when several share
+    /// the name (listing their ids), `notFound` with the closest names otherwise.
+    public func region(named query: String) throws -> RegionRecord {
+        let matches = try regions(matching: query)
+        if matches.count == 1, let only = matches.first { return only }
+        if matches.count > 1 {
+            throw GalleryError(.ambiguous, "\(matches.count) regions are called \"\(query)\": "
+                               + matches.map { "\($0.placeID) (\($0.country ?? "no country"))" }.joined(separator: ", "), hint: "give an id")
+        }
+        let all = try readableStore.read { try $0.fetch(RegionRecord.self, where: Key("photoCount") > 0) }
+        let folded = Gallery.fold(query)
+        let loose = all.filter { Gallery.fold($0.name) == folded || Gallery.fold(Gallery.shortName($0.name)) == folded }
+        if loose.count == 1, let only = loose.first { return only }
+        if loose.count > 1 {
+            throw GalleryError(.ambiguous, "\(loose.count) regions are called \"\(query)\": "
+                               + loose.map { "\($0.placeID) (\($0.name))" }.joined(separator: ", "), hint: "give an id")
+        }
+        let suggestions = Gallery.closest(to: folded, among: Array(Set(all.map(\.name))), count: 3)
+        throw GalleryError(.notFound, "no region is called \"\(query)\"",
+                           hint: suggestions.isEmpty ? "see `topregions regions`" : "did you mean " + suggestions.map { "\"\($0)\"" }.joined(separator: ", ") + "?")
+    }
+
+    /// The region whose Flickr place id is exactly `placeID`, if any.
+    public func region(placeID: String) throws -> RegionRecord? {
+        try readableStore.read { try $0.fetch(RegionRecord.self, where: Key("placeID") == placeID).first }
+    }
+
+    /// The regions whose place id is exactly `nameOrID`, or else whose name is it (or it
+    /// followed by a comma and a country), canonically: "Zürich" typed precomposed names
+    /// the regions stored decomposed too, so two regions of such names are `ambiguous`.
+    public func regions(matching nameOrID: String) throws -> [RegionRecord] {
+        try readableStore.read { context in
+            let byID = try context.fetch(RegionRecord.self, where: Key("placeID") == nameOrID)
+            if !byID.isEmpty { return byID }
+            // Swift compares strings by canonical equivalence, SQL by bytes: so in Swift
+            // (regions are a few thousand at most).
+            return try context.fetch(RegionRecord.self, sortedBy: [SortKey("placeID")])
+                .filter { $0.name == nameOrID || $0.name.hasPrefix(nameOrID + ",") }
+        }
     }
 }

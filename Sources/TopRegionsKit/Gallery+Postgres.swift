@@ -35,7 +35,7 @@ extension Gallery {
         try store.requireCurrent()
         let differences = try store.schemaDifferences()
         if !differences.isEmpty { return differences }
-        let rows = { (sql: String) in Self.sqlValues(try store.connection.query(sql)) }
+        let rows = { (sql: String) in try PostgresRows.values(of: try store.connection.query(sql)) }
         var problems = try RegionCounts.check(rows: rows) + (try photosAwayFromTheirPlaces(rows: rows))
         let stale = try store.staleSortKeys()
         if !stale.isEmpty {
@@ -56,20 +56,29 @@ extension Gallery {
         try store.requireIntact()
         try store.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? store.connection.execute("ROLLBACK") }
-        return try status(now: now, syncRunning: false) { Self.sqlValues(try store.connection.query($0)) }
+        return try status(now: now, syncRunning: false) { try PostgresRows.values(of: try store.connection.query($0)) }
     }
 
     /// Runs `body` on the PostgreSQL store at `location`, closing it after; its errors
-    /// become the gallery's (`storeUnavailable`, or `noStore` for a database without one).
+    /// become the gallery's (`withPostgresErrors`).
     static func withPostgresStore<T>(_ location: String, lockTimeout: TimeInterval? = nil, _ body: (PostgresStore) throws -> T) throws -> T {
-        do {
+        try withPostgresErrors(location) {
             let store = try PostgresStore(location: location, schema: TopRegionsSchema.postgres,
                                           lockTimeout: lockTimeout ?? PostgresStore.defaultLockTimeout)
             defer { store.close() }
+            return try body(store)
+        }
+    }
+
+    /// Runs `body`, turning the PostgreSQL store's errors into the gallery's:
+    /// `storeUnavailable`, `noStore` for a database without a store, `busy` for a lock
+    /// waited on too long. The client's own errors are the database's words, never the
+    /// program's SQL.
+    static func withPostgresErrors<T>(_ location: String, _ body: () throws -> T) throws -> T {
+        do {
             do {
-                return try body(store)
+                return try body()
             } catch let error as PostgresError {
-                // The check's own queries: the database's words, never the program's SQL.
                 throw PostgresStoreError(error, doing: "cannot read", location: PostgresLocation.redacted(location))
             }
         } catch let error as PostgresStoreError {
@@ -80,20 +89,6 @@ extension Gallery {
             }
         } catch let error as StoreError {
             throw GalleryError(.storeUnavailable, error.message)
-        }
-    }
-
-    /// PostgreSQL's rows (text) as the values the checks read, by each column's type.
-    private static func sqlValues(_ result: PostgresResult) -> [[SQLValue]] {
-        result.rows.map { row in
-            zip(row, result.columnTypes).map { text, type in
-                guard let text else { return .null }
-                switch type {
-                case 20, 21, 23: return Int64(text).map(SQLValue.integer) ?? .text(text)  // bigint, smallint, integer
-                case 700, 701: return Double(text).map(SQLValue.real) ?? .text(text)  // real, double precision
-                default: return .text(text)
-                }
-            }
         }
     }
 }

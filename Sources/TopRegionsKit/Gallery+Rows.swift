@@ -3,10 +3,10 @@ import Foundation
 import Store
 
 // The gallery's lists as rows (`ListRows.swift`), for the CLI and the HTTP API alike.
-extension Gallery {
+extension GalleryReading {
     /// The top regions as rows, ranked from 1. `byCountry` keeps each region's rank and
     /// orders the rows by country (the store's collation), then rank.
-    public func topRegionRows(limit: Int = topRegionsLimit, byCountry: Bool = false) throws -> [RegionRow] {
+    public func topRegionRows(limit: Int = Gallery.topRegionsLimit, byCountry: Bool = false) throws -> [RegionRow] {
         let rows = try topRegions(limit: limit).enumerated().map { index, region in
             RegionRow(rank: index + 1, id: region.placeID, name: region.name, country: region.country,
                       photographers: region.photographers, photos: region.photos)
@@ -22,8 +22,8 @@ extension Gallery {
     /// first (by name, each photographer's photos together), keeping title order within.
     public func photoRows(inRegion regionID: Int64, byPhotographer: Bool = false,
                           imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoRow] {
-        let request = Self.regionPhotosRequest(regionID: regionID, byPhotographer: byPhotographer)
-        let records = try store.read { try $0.fetch(request, as: PhotoRecord.self) }
+        let request = Gallery.regionPhotosRequest(regionID: regionID, byPhotographer: byPhotographer)
+        let records = try readableStore.read { try $0.fetch(request, as: PhotoRecord.self) }
         return try summaries(records, imageBase: imageBase).map(PhotoRow.init)
     }
 

@@ -15,7 +15,7 @@ public final class Gallery: Sendable {
     /// made): it sees no commit made after it opened.
     public var isSnapshot: Bool { store.isSnapshot }
     /// Opened read-only: writes throw.
-    var isReadOnly: Bool { store.configuration.access == .readOnly }
+    public var isReadOnly: Bool { store.configuration.access == .readOnly }
 
     /// Opens (or creates) the store at `path`.
     public init(path: String, configuration: StoreConfiguration = StoreConfiguration()) throws {
@@ -74,7 +74,8 @@ public final class Gallery: Sendable {
         guard PostgresLocation.isURL(location) else { return }
         throw GalleryError(.storeUnavailable,
                            "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet: "
-                           + "only migrate, check, copy and status work with one",
+                           + "it can migrate, check, copy, status, read the lists (regions, photos, photo, recents, favorites, users) "
+                           + "and change Recents and Favorites (view, favorites add, remove and move)",
                            hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
     }
 

@@ -95,29 +95,32 @@ extension Gallery {
         FetchRequest(FavoriteRecord.self, predicate: Key("user") == userID, sortDescriptors: [SortKey("displayOrder"), SortKey("id")])
     }
 
-    // MARK: Plain fetches
+}
+
+// Plain fetches: the same on every store a gallery can be read from.
+extension GalleryReading {
 
     /// The top regions, read once (see `topRegionsRequest`).
-    public func topRegions(limit: Int = topRegionsLimit) throws -> [RegionSummary] {
-        try store.read { try $0.fetch(Self.topRegionsRequest(limit: limit), as: RegionRecord.self) }.map(RegionSummary.init)
+    public func topRegions(limit: Int = Gallery.topRegionsLimit) throws -> [RegionSummary] {
+        try readableStore.read { try $0.fetch(Gallery.topRegionsRequest(limit: limit), as: RegionRecord.self) }.map(RegionSummary.init)
     }
 
     /// The photos of the region with row id `regionID`, in list order; URLs built on `imageBase`.
     public func photos(inRegion regionID: Int64, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoSummary] {
-        let records = try store.read { try $0.fetch(Self.regionPhotosRequest(regionID: regionID), as: PhotoRecord.self) }
+        let records = try readableStore.read { try $0.fetch(Gallery.regionPhotosRequest(regionID: regionID), as: PhotoRecord.self) }
         return try summaries(records, imageBase: imageBase)
     }
 
     /// The photo with this Flickr id, or nil when the store does not hold it or does not know
     /// its region yet (such a photo counts as not downloaded).
     public func photo(flickrID: String, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> PhotoSummary? {
-        guard let record = try store.read({ try $0.fetch(PhotoRecord.self, where: Gallery.shownPhoto(flickrID: flickrID)).first }) else { return nil }
+        guard let record = try readableStore.read({ try $0.fetch(PhotoRecord.self, where: Gallery.shownPhoto(flickrID: flickrID)).first }) else { return nil }
         return try summaries([record], imageBase: imageBase).first
     }
 
     /// Summaries for records, with their photographers and regions read in one query each.
     public func summaries(_ records: [PhotoRecord], imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoSummary] {
-        let (photographers, regions) = try store.read { context in
+        let (photographers, regions) = try readableStore.read { context in
             (try context.fetch(PhotographerRecord.self, ids: Set(records.compactMap(\.photographerID))),
              try context.fetch(RegionRecord.self, ids: Set(records.compactMap(\.regionID))))
         }
@@ -135,6 +138,9 @@ extension Gallery {
         }
     }
 
+}
+
+extension Gallery {
     // MARK: Results controllers
 
     /// What a region's row shows (`RegionRow`).

@@ -20,29 +20,6 @@ public struct GalleryUser: Sendable, Hashable, Codable {
 // Users and their API tokens. A token is shown once, when made; the store keeps only its
 // SHA-256, so a copy of the store gives no one a way in.
 extension Gallery {
-    /// Every user, by name.
-    public func users() throws -> [GalleryUser] {
-        try store.read { try $0.fetch(UserRecord.self, sortedBy: [SortKey("name")]) }.compactMap(GalleryUser.init)
-    }
-
-    /// The user called `name`; `notFound` (with the names there are) when there is none.
-    /// The local user is created when first asked for, unless the store is read-only.
-    public func user(named name: String) throws -> GalleryUser {
-        if let user = try store.read({ try Self.userRecord(named: name, in: $0) }).flatMap(GalleryUser.init) { return user }
-        if name == GalleryUser.localName, !isReadOnly {
-            return try store.write { try Self.localUser(in: $0) }
-        }
-        let known = try users().map(\.name)
-        throw GalleryError(.notFound, "no user is called \(name)",
-                           hint: known.isEmpty ? "add one: topregions users add \(name)"
-                                               : "users: \(known.joined(separator: ", ")); add one: topregions users add \(name)")
-    }
-
-    /// The user called `name`, or nil (never created).
-    public func existingUser(named name: String) throws -> GalleryUser? {
-        try store.read { try Self.userRecord(named: name, in: $0) }.flatMap(GalleryUser.init)
-    }
-
     /// Adds a user and makes their API token, returned here and never again.
     ///
     /// `handOver` is given the token before the user is committed: when it throws (the
@@ -121,11 +98,13 @@ extension Gallery {
     /// to whoever still follows (or resumes) the old user's streams. The highest id given is
     /// kept as a setting, since SQLite gives a deleted highest rowid again.
     static func newUserID(in transaction: Transaction) throws -> Int64 {
-        let stored = try transaction.scalar("SELECT max(id) FROM \"User\"")?.int64 ?? 0
-        let given = try transaction.scalar("SELECT value FROM Setting WHERE key = ?", [.text(lastUserIDKey)])?.string.flatMap { Int64($0) } ?? 0
+        let sql = transaction.dialect
+        let stored = try transaction.scalar("SELECT max(id) FROM \(sql.identifier("User"))")?.int64 ?? 0
+        let given = try transaction.scalar("SELECT value FROM Setting WHERE key = \(sql.parameter(1))", [.text(lastUserIDKey)])?
+            .string.flatMap { Int64($0) } ?? 0
         let id = max(stored, given) + 1
-        try transaction.execute("INSERT INTO Setting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                                [.text(lastUserIDKey), .text(String(id))])
+        try transaction.execute("INSERT INTO Setting (key, value) VALUES (\(sql.parameter(1)), \(sql.parameter(2))) "
+                                + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(lastUserIDKey), .text(String(id))])
         return id
     }
 
@@ -223,5 +202,40 @@ enum UserMigration {
 
     private static func columnExists(_ column: String, in table: String, _ transaction: Transaction) throws -> Bool {
         try transaction.scalar("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", [.text(table), .text(column)])?.int64 ?? 0 > 0
+    }
+}
+
+// Reading users, from any store a gallery can be read from.
+extension GalleryReading {
+    /// Every user, by name.
+    public func users() throws -> [GalleryUser] {
+        try readableStore.read { try $0.fetch(UserRecord.self, sortedBy: [SortKey("name")]) }.compactMap(GalleryUser.init)
+    }
+
+    /// The user called `name`, or nil (never created).
+    public func existingUser(named name: String) throws -> GalleryUser? {
+        try readableStore.read { try Gallery.userRecord(named: name, in: $0) }.flatMap(GalleryUser.init)
+    }
+
+    /// The user called `name`; `notFound`, with the names there are, when there is none.
+    public func requireUser(named name: String) throws -> GalleryUser {
+        if let user = try existingUser(named: name) { return user }
+        let known = try users().map(\.name)
+        throw GalleryError(.notFound, "no user is called \(name)",
+                           hint: known.isEmpty ? "add one: topregions users add \(name)"
+                                               : "users: \(known.joined(separator: ", ")); add one: topregions users add \(name)")
+    }
+}
+
+// The user the CLI acts for, on either store.
+extension GalleryWriting {
+    /// The user called `name`; `notFound` (with the names there are) when there is none.
+    /// The local user is created when first asked for, unless the store is read-only.
+    public func user(named name: String) throws -> GalleryUser {
+        if let user = try existingUser(named: name) { return user }
+        if name == GalleryUser.localName, !isReadOnly {
+            return try writableStore.write { try Gallery.localUser(in: $0) }
+        }
+        return try requireUser(named: name)
     }
 }

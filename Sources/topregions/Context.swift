@@ -32,6 +32,20 @@ extension Invocation {
         return word
     }
 
+    /// The gallery at the store for a command that only reads it: a SQLite file, or a
+    /// PostgreSQL database.
+    func openReader() throws -> any GalleryReading {
+        _ = try userName()  // a bad --user is a usage error, whether or not the store exists
+        return try Gallery.openForReading(storePath, busyTimeout: try busyTimeout())
+    }
+
+    /// The gallery at the store for a command that changes users' lists: a SQLite file, or
+    /// a PostgreSQL database.
+    func openWriter() throws -> any GalleryWriting {
+        _ = try userName()
+        return try Gallery.openForWriting(storePath, busyTimeout: try busyTimeout())
+    }
+
     func openGallery(_ use: Gallery.Use, at path: String? = nil) throws -> Gallery {
         _ = try userName()  // a bad --user is a usage error, whether or not the store exists
         return try Gallery.open(path: path ?? storePath, for: use, busyTimeout: try busyTimeout())

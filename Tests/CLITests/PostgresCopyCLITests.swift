@@ -42,8 +42,23 @@ struct PostgresCopyCLITests {
         originalFields.removeValue(forKey: "store")
         #expect(NSDictionary(dictionary: statusFields) == NSDictionary(dictionary: originalFields), "\(statusFields) vs \(originalFields)")
         #expect((originalFields["photos"] as? Int ?? 0) > 0 && originalFields["lastSync"] is [String: Any])
-        let unsupported = try tool.runWithoutStore(["--store", database, "regions"])
-        #expect(unsupported.status == 1 && unsupported.stderr.contains("only migrate, check, copy and status"), "\(unsupported.stderr)")
+        let unsupported = try tool.runWithoutStore(["--store", database, "sync"])
+        #expect(unsupported.status == 1 && unsupported.stderr.contains("read the lists"), "\(unsupported.stderr)")
+
+        // Every reading command answers from PostgreSQL as from the file: rows, order, text
+        // and JSON, errors and their suggestions.
+        let queries = [["regions", "--limit", "1000"], ["regions", "--by-country"], ["photos", "--region", regions[0]],
+                       ["photos", "--region", regions[1], "--by-photographer"], ["photo", photos[1]], ["photo", "1"],
+                       ["photos", "--region", "nowhere at all"], ["recents", "--user", "ann"], ["recents"], ["recents", "--user", "zed"],
+                       ["favorites"], ["favorites", "--user", "ann"], ["users"], ["users", "list"]]
+        for words in queries {
+            for format in [[], ["--json"]] {
+                let original = try tool.run(format + words)
+                let fromPostgres = try tool.runWithoutStore(["--store", database] + format + words)
+                #expect(fromPostgres.status == original.status && fromPostgres.stdout == original.stdout && fromPostgres.stderr == original.stderr,
+                        "\(format + words): \(fromPostgres.stderr) vs \(original.stderr)")
+            }
+        }
 
         let back = tool.directory.appendingPathComponent("back.sqlite").path
         let down = try tool.runWithoutStore(["copy", "--from", database, "--to", back])

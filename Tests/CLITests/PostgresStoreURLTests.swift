@@ -3,8 +3,8 @@ import Testing
 
 @Suite("A PostgreSQL store URL given to the tool")
 struct PostgresStoreURLTests {
-    @Test("is refused with the URL's password redacted, and creates nothing on disk",
-          arguments: [["--store", "postgresql://alice:hunter2@127.0.0.1:1/gallery", "regions"],
+    @Test("by a command that writes is refused with the URL's password redacted, and creates nothing on disk",
+          arguments: [["--store", "postgresql://alice:hunter2@127.0.0.1:1/gallery", "sync"],
                       ["--store", "POSTGRES://alice:hunter2@db/gallery", "sync", "--json"]])
     func refusedWithoutTouchingFiles(arguments: [String]) throws {
         let tool = try Tool()
@@ -16,10 +16,22 @@ struct PostgresStoreURLTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: tool.directory.path) == [])
     }
 
+    @Test("by a command that reads, with no server there, is a connection error naming the URL redacted; nothing is created on disk",
+          arguments: [["regions"], ["photos", "--region", "x"], ["recents"], ["favorites"], ["users"], ["photo", "1"],
+                      ["view", "1"], ["favorites", "add", "1"]])
+    func readingWithoutServer(words: [String]) throws {
+        let tool = try Tool()
+        let run = try tool.runWithoutStore(["--store", "postgresql://alice:hunter2@127.0.0.1:1/gallery"] + words, inOwnDirectory: true)
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("topregions: cannot connect to postgresql://alice:***@127.0.0.1:1/gallery"), "\(run.stderr)")
+        #expect(!(run.stderr + run.stdout).contains("hunter2"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tool.directory.path) == [])
+    }
+
     @Test("in TOPREGIONS_STORE is refused the same way")
     func refusedFromTheEnvironment() throws {
         let tool = try Tool()
-        let run = try tool.runWithoutStore(["regions"], environment: ["TOPREGIONS_STORE": "postgresql://bob:pw-secret@db/gallery"], inOwnDirectory: true)
+        let run = try tool.runWithoutStore(["sync"], environment: ["TOPREGIONS_STORE": "postgresql://bob:pw-secret@db/gallery"], inOwnDirectory: true)
         #expect(run.status == 1)
         #expect(run.stderr.contains("postgresql://bob:***@db/gallery"))
         #expect(!run.stderr.contains("pw-secret"))

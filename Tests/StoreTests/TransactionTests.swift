@@ -244,20 +244,21 @@ struct StoreErrorTests {
         }
         let ids = regions.compactMap(\.id)
         try store.read { context in
-            let before = context.connection.cachedStatementCount
+            let connection = try #require(context.runner as? Connection)
+            let before = connection.cachedStatementCount
             for length in 1...400 {
                 let fetched = try context.fetch(Region.self, ids: ids.prefix(length))
                 #expect(fetched.count == length)
                 #expect(Set(fetched.compactMap(\.id)) == Set(ids.prefix(length)))
             }
             // Lengths 1, 2, 4, …, 256, 500: ten statements.
-            #expect(context.connection.cachedStatementCount - before == 10)
-            #expect(context.connection.cachedStatementCount <= Connection.statementCacheLimit)
+            #expect(connection.cachedStatementCount - before == 10)
+            #expect(connection.cachedStatementCount <= Connection.statementCacheLimit)
             // More distinct statements than the cache keeps: it is emptied, not grown.
             for offset in 0..<(Connection.statementCacheLimit + 44) {
                 #expect(try context.rows("SELECT \(offset) + ?", [.integer(1)]).first?[0] == .integer(Int64(offset) + 1))
             }
-            #expect(context.connection.cachedStatementCount <= Connection.statementCacheLimit)
+            #expect(connection.cachedStatementCount <= Connection.statementCacheLimit)
         }
     }
 

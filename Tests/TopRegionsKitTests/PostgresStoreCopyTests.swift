@@ -8,7 +8,7 @@ import Testing
 
 /// A gallery in SQLite with two users' lists, a thumbnail and hard titles, and a fresh
 /// database on the throwaway PostgreSQL server.
-private final class CopyFixture {
+final class CopyFixture {
     let test: TestGallery
     let database: String
     var path: String { test.gallery.path ?? "" }

@@ -12,7 +12,7 @@ extension Commands {
     ) { invocation in
         let limit = try invocation.integer("limit", default: 50, range: 1...10_000)
         let byCountry = invocation.flag("by-country")
-        let gallery = try invocation.openGallery(.read)
+        let gallery = try invocation.openReader()
         defer { gallery.close() }
         let rows = try gallery.topRegionRows(limit: limit, byCountry: byCountry)
         let output = invocation.output
@@ -45,7 +45,7 @@ extension Commands {
     ) { invocation in
         guard let name = invocation.value("region") else { throw UsageError("photos needs --region NAME|ID", command: invocation.command) }
         let base = try invocation.imageSource().imageBase
-        let gallery = try invocation.openGallery(.read)
+        let gallery = try invocation.openReader()
         defer { gallery.close() }
         let region = try gallery.region(named: name)
         let rows = try base.map { try gallery.photoRows(inRegion: region.id ?? -1, byPhotographer: invocation.flag("by-photographer"), imageBase: $0) }
@@ -63,7 +63,7 @@ extension Commands {
     ) { invocation in
         let id = try invocation.photoID(at: 0)
         let base = try invocation.imageSource().imageBase
-        let gallery = try invocation.openGallery(.read)
+        let gallery = try invocation.openReader()
         defer { gallery.close() }
         guard let photo = try base.map({ try gallery.photoDetail(flickrID: id, imageBase: $0) }) ?? gallery.photoDetail(flickrID: id) else {
             throw GalleryError(.notFound, "no photo has id \(id)")

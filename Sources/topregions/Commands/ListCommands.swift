@@ -12,7 +12,7 @@ extension Commands {
         examples: [Example(arguments: ["view", "53300015459"], explanation: "view a photo: it goes to the top of Recents")]
     ) { invocation in
         let id = try invocation.photoID(at: 0)
-        let gallery = try invocation.openGallery(.write)
+        let gallery = try invocation.openWriter()
         defer { gallery.close() }
         let photo = try gallery.view(flickrID: id, for: try invocation.user(of: gallery))
         if invocation.output.json { try invocation.output.emit(photo) } else {
@@ -26,7 +26,7 @@ extension Commands {
         options: [userOption],
         examples: [Example(arguments: ["recents", "--json"], explanation: "Recents as JSON")]
     ) { invocation in
-        let gallery = try invocation.openGallery(.read)
+        let gallery = try invocation.openReader()
         defer { gallery.close() }
         let rows = try invocation.existingUser(of: gallery).map { try gallery.recentRows(for: $0) } ?? []
         try show(rows, invocation.output, empty: "No recents yet: view a photo with `topregions view ID\(try invocation.userSuffix())`.")
@@ -45,10 +45,15 @@ extension Commands {
     ) { invocation in
         let words = invocation.positionals
         if ["add", "remove"].contains(words.first), words.count == 2 { _ = try invocation.photoID(at: 1) }
-        let gallery = try invocation.openGallery(words.isEmpty ? .read : .write)
+        if words.isEmpty {
+            let gallery = try invocation.openReader()
+            defer { gallery.close() }
+            try showFavorites(of: gallery, invocation)
+            return 0
+        }
+        let gallery = try invocation.openWriter()
         defer { gallery.close() }
         switch (words.first, words.count) {
-        case (nil, _): break
         case ("add", 2): try gallery.addFavorite(flickrID: words[1], for: try invocation.user(of: gallery))
         case ("remove", 2): try gallery.removeFavorite(flickrID: words[1], for: try invocation.user(of: gallery))
         case ("move", 3):
@@ -59,15 +64,19 @@ extension Commands {
         default:
             throw UsageError("favorites takes add ID, remove ID or move FROM TO, not \"\(words.joined(separator: " "))\"", command: invocation.command)
         }
+        try showFavorites(of: gallery, invocation)
+        return 0
+    }
+
+    private static func showFavorites(of gallery: any GalleryReading, _ invocation: Invocation) throws {
         let rows = try invocation.existingUser(of: gallery).map { try gallery.favoriteRows(for: $0) } ?? []
         try show(rows, invocation.output, empty: "No favorites yet: `topregions favorites add ID\(try invocation.userSuffix())`.")
-        return 0
     }
 }
 
 extension Invocation {
     /// The user `--user` names (default `local`, created when the store can be written).
-    func user(of gallery: Gallery) throws -> GalleryUser {
+    func user(of gallery: any GalleryWriting) throws -> GalleryUser {
         try gallery.user(named: userName())
     }
 
@@ -89,10 +98,10 @@ extension Invocation {
 
     /// For reading a user's lists: the user, or nil for a local user not created yet (whose
     /// lists are empty). Another name that is no user is an error.
-    func existingUser(of gallery: Gallery) throws -> GalleryUser? {
+    func existingUser(of gallery: any GalleryReading) throws -> GalleryUser? {
         let name = try userName()
         if let user = try gallery.existingUser(named: name) { return user }
         if name == GalleryUser.localName { return nil }
-        return try gallery.user(named: name)
+        return try gallery.requireUser(named: name)
     }
 }

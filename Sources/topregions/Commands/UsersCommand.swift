@@ -34,12 +34,16 @@ extension Commands {
                 throw UsageError(error.message, command: invocation.command)
             }
         }
-        let gallery = try invocation.openGallery(action == "list" ? .read : .create)
-        defer { gallery.close() }
-        switch (action, words.count) {
-        case ("list", 0), ("list", 1):
+        if action == "list", words.count <= 1 {
+            let gallery = try invocation.openReader()
+            defer { gallery.close() }
             let rows = try gallery.users().map { UserRow(name: $0.name, hasToken: $0.hasToken, createdAt: $0.createdAt) }
             try show(rows, invocation.output, empty: "No users yet: topregions users add NAME")
+            return 0
+        }
+        let gallery = try invocation.openGallery(.create)
+        defer { gallery.close() }
+        switch (action, words.count) {
         case ("add", 2):
             // Shown before the user is committed: output that cannot be written ends the
             // command (status 1) with no user added.

@@ -77,13 +77,16 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// The path of one of PostgreSQL's programs (`psql`, `pg_dump` …) beside `initdb`.
     public func program(_ name: String) -> String { programs + "/" + name }
 
-    /// Creates an empty database of its own for one test; returns its URL.
+    /// Creates an empty database of its own for one test; returns its URL. Its text is
+    /// ordered by ICU's English collation, as a real deployment's may be, not by bytes: SQL
+    /// that takes byte order for granted is found out.
     public func makeDatabase(_ prefix: String = "test") throws -> String {
         databaseCounter.lock()
         databasesMade += 1
         let name = "\(prefix)_\(databasesMade)_\(UInt32.random(in: 0...UInt32.max))"
         databaseCounter.unlock()
-        try Self.check(Self.run([programs + "/createdb", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name]), "createdb \(name)")
+        try Self.check(Self.run([programs + "/createdb", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
+                                   "--template=template0", "--locale-provider=icu", "--icu-locale=en-US", name]), "createdb \(name)")
         return url(database: name)
     }
 

@@ -1,0 +1,120 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("view and favorites on a PostgreSQL store, from many processes at once", .serialized,
+       .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
+struct PostgresListWritesCLITests {
+    /// The Flickr ids of the photos in the top regions of the tool's store.
+    private func shownPhotos(_ tool: Tool, regions: Int) throws -> [String] {
+        let ids = try #require(try tool.run(["--json", "regions", "--limit", String(regions)]).json as? [[String: Any]]).compactMap { $0["id"] as? String }
+        return ids.flatMap { region in
+            (try? tool.run(["--json", "photos", "--region", region]).json as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+        }
+    }
+
+    @Test("Processes viewing photos and moving Favorites at once leave 20 Recents, each photo once, and Favorites in distinct places (seed printed)")
+    func manyProcessesAtOnce() throws {
+        let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresListWritesCLITests.manyProcessesAtOnce")
+        var random = SeededGenerator(seed: seed)
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "2"]).status == 0)
+        let database = try PostgresTestServer.shared().makeDatabase("writers")
+        #expect(try tool.run(["copy", "--to", database]).status == 0)
+        let photos = Array(try shownPhotos(tool, regions: 10).prefix(40))
+        try #require(photos.count >= 30, "the sample should have 30 photos in its top regions")
+        let favorites = Array(photos.suffix(8))
+        for photo in favorites {
+            let added = try tool.runWithoutStore(["--store", database, "favorites", "add", photo])
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+
+        // Eight shells at once, each running its commands one after another and printing
+        // each one's exit status.
+        let executable = try Tool.executable().path
+        var workers: [(Process, Pipe, Pipe)] = []
+        for _ in 0..<8 {
+            let commands = (0..<8).map { _ -> String in
+                let words = Int.random(in: 0..<4, using: &random) == 0
+                    ? ["favorites", "move", String(Int.random(in: 1...8, using: &random)), String(Int.random(in: 1...8, using: &random))]
+                    : ["view", photos[Int.random(in: 0..<photos.count, using: &random)]]
+                let line = ([executable, "--store", database] + words).map { "'\($0)'" }.joined(separator: " ")
+                return "\(line) >/dev/null; echo \"$? \(words.joined(separator: " "))\""
+            }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", commands.joined(separator: "\n")]
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            workers.append((process, out, err))
+        }
+        var viewed = Set<String>()
+        var statuses: [String: Int] = [:]
+        for (process, out, err) in workers {
+            let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            for line in lines {
+                let words = line.split(separator: " ").map(String.init)
+                statuses[words[0], default: 0] += 1
+                if words[0] == "0", words[1] == "view" { viewed.insert(words[2]) }
+            }
+            #expect(errors.isEmpty || errors.contains("try again"), "seed \(seed): \(errors)")
+        }
+        print("processes at once, seed \(seed): exit statuses \(statuses)")
+        // Every command did its work, or (75) changed nothing and said to try again.
+        #expect(Set(statuses.keys).isSubset(of: ["0", "75"]), "seed \(seed): \(statuses)")
+        #expect(statuses["0", default: 0] > 48, "seed \(seed): most commands succeed: \(statuses)")
+
+        let recents = try #require(try tool.runWithoutStore(["--store", database, "--json", "recents"]).json as? [[String: Any]])
+        let recentIDs = recents.compactMap { $0["id"] as? String }
+        #expect(recentIDs.count == min(20, viewed.count), "seed \(seed)")
+        #expect(Set(recentIDs).count == recentIDs.count && Set(recentIDs).isSubset(of: viewed), "seed \(seed): \(recentIDs)")
+        let listed = try #require(try tool.runWithoutStore(["--store", database, "--json", "favorites"]).json as? [[String: Any]])
+        #expect(listed.compactMap { $0["position"] as? Int } == Array(1...8), "seed \(seed)")
+        #expect(Set(listed.compactMap { $0["id"] as? String }) == Set(favorites), "seed \(seed)")
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: try PostgresTestServer.shared().program("psql"))
+        psql.arguments = [database, "-At", "-c", "SELECT string_agg(displayorder::text, ',' ORDER BY displayorder) FROM favorite"]
+        let places = Pipe()
+        psql.standardOutput = places
+        try psql.run()
+        let stored = String(decoding: places.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        psql.waitUntilExit()
+        #expect(stored == "0,1,2,3,4,5,6,7\n", "seed \(seed): the places stored, none shared or skipped")
+        let check = try tool.runWithoutStore(["--store", database, "check"])
+        #expect(check.status == 0 && check.stdout == "ok\n", "seed \(seed): \(check.stdout) \(check.stderr)")
+    }
+
+    @Test("view and favorites on PostgreSQL print what they print on the file, errors included")
+    func sameAnswersAsTheFile() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        let database = try PostgresTestServer.shared().makeDatabase("writes")
+        #expect(try tool.run(["copy", "--to", database]).status == 0)
+        let photos = try shownPhotos(tool, regions: 3)
+        try #require(photos.count >= 3)
+        let steps: [[String]] = [["favorites"], ["favorites", "add", photos[0]], ["favorites", "add", photos[1]], ["favorites", "add", photos[0]],
+                                 ["favorites", "move", "2", "1"], ["favorites", "move", "1", "5"], ["favorites", "remove", photos[2]],
+                                 ["favorites", "remove", photos[0]], ["favorites", "add", "1"], ["favorites", "--user", "ann"],
+                                 ["view", photos[2], "--user", "zed"], ["favorites", "add", photos[2], "--user", "nobody"],
+                                 ["favorites", "move", "x", "1"], ["recents"]]
+        for words in steps {
+            for format in [[], ["--json"]] {
+                let onFile = try tool.run(format + words)
+                let onPostgres = try tool.runWithoutStore(["--store", database] + format + words)
+                #expect(onPostgres.status == onFile.status && onPostgres.stdout == onFile.stdout && onPostgres.stderr == onFile.stderr,
+                        "\(format + words): \(onPostgres.stdout)\(onPostgres.stderr) vs \(onFile.stdout)\(onFile.stderr)")
+            }
+        }
+        // A view's time is its own: the same photo, the same fields.
+        let viewedOnFile = try #require(try tool.run(["--json", "view", photos[1]]).json as? [String: Any])
+        let viewedOnPostgres = try #require(try tool.runWithoutStore(["--store", database, "--json", "view", photos[1]]).json as? [String: Any])
+        #expect(Set(viewedOnFile.keys) == Set(viewedOnPostgres.keys) && viewedOnPostgres["id"] as? String == photos[1])
+        let recents = try #require(try tool.runWithoutStore(["--store", database, "--json", "recents"]).json as? [[String: Any]])
+        #expect(recents.first?["id"] as? String == photos[1])
+        #expect(try tool.runWithoutStore(["--store", database, "check"]).stdout == "ok\n")
+    }
+}
