@@ -123,6 +123,31 @@ public final class PostgresConnection {
     /// connection the first time it is run.
     @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresResult {
+        try check(try runPrepared(sql, parameters), sql: sql)
+    }
+
+    /// Runs one statement as `query` does, and hands its rows to `body` one at a time
+    /// through one cursor, read in place: numbers are parsed from libpq's text without a
+    /// `String` made for each (for reading many rows).
+    public func query(_ sql: String, _ parameters: [PostgresValue] = [], eachRow body: (PostgresCursor) throws -> Void) throws {
+        let result = try runPrepared(sql, parameters)
+        defer { PQclear(result) }
+        guard let result else { throw connectionError(sql: sql) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            let cursor = PostgresCursor(result)
+            for row in 0..<cursor.rowCount {
+                cursor.row = Int32(row)
+                try body(cursor)
+            }
+        default:
+            throw failure(of: result, sql: sql)
+        }
+    }
+
+    /// Sends a statement with its parameters, preparing it the first time; the result is
+    /// the caller's to check and clear.
+    private func runPrepared(_ sql: String, _ parameters: [PostgresValue]) throws -> OpaquePointer? {
         let connection = try open()
         for (index, parameter) in parameters.enumerated() {
             if case .text(let text) = parameter, text.utf8.contains(0) {
@@ -131,10 +156,9 @@ public final class PostgresConnection {
         }
         let name = try preparedName(for: sql, parameterCount: parameters.count, on: connection)
         let wire = parameters.map(\.wireForm)
-        let result = withParameterArrays(wire) { values, lengths, formats in
+        return withParameterArrays(wire) { values, lengths, formats in
             PQexecPrepared(connection, name, Int32(wire.count), values, lengths, formats, 0)
         }
-        return try check(result, sql: sql)
     }
 
     private func preparedName(for sql: String, parameterCount: Int, on connection: OpaquePointer) throws -> String {

@@ -66,7 +66,12 @@ public struct PostgresResult: Sendable {
 
     /// A `bytea` in PostgreSQL's hex output (`\x0a0b`) as bytes; nil when it is not that.
     public static func decodeHex(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { decodeHex($0) }
+    }
+
+    /// `decodeHex` of text given as its UTF-8 bytes.
+    static func decodeHex(_ digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x"), digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity((digits.count - 2) / 2)

@@ -16,12 +16,18 @@ final class PostgresQueryRunner: QueryRunner {
     }
 
     func forEachRow(_ sql: String, _ arguments: [SQLValue], _ body: (ColumnReader) throws -> Void) throws {
-        let result = try connection.query(sql, arguments.map(PostgresRows.parameter))
         queriesRun += 1
-        let reader = ColumnReader(columnNames: result.columns)
-        for row in result.rows.indices {
-            reader.load(try PostgresRows.values(of: result, row: row))
-            try body(reader)
+        var reader: ColumnReader?
+        var values: [SQLValue] = []
+        try connection.query(sql, arguments.map(PostgresRows.parameter)) { cursor in
+            let current = reader ?? ColumnReader(columnNames: cursor.columns)
+            reader = current
+            values.removeAll(keepingCapacity: true)
+            for column in cursor.columns.indices {
+                values.append(try PostgresRows.value(cursor, column: column))
+            }
+            current.load(values)
+            try body(current)
         }
     }
 
@@ -41,6 +47,27 @@ public enum PostgresRows {
         try zip(result.rows[row], result.columnTypes).enumerated().map { column, cell in
             try value(cell.0, type: cell.1, column: result.columns[column])
         }
+    }
+
+    /// The cursor's current value in `column`, as `values(of:row:)` reads it.
+    static func value(_ cursor: PostgresCursor, column: Int) throws -> SQLValue {
+        if cursor.isNull(column) { return .null }
+        let type = cursor.columnTypes[column]
+        let read: SQLValue?
+        switch type {
+        case 20, 21, 23, 26: read = cursor.integer(column).map(SQLValue.integer)
+        case 700, 701: read = cursor.real(column).map(SQLValue.real)
+        case 1700: read = cursor.integer(column).map(SQLValue.integer) ?? cursor.real(column).map(SQLValue.real)
+        case 16: read = cursor.text(column).flatMap { $0 == "t" ? .integer(1) : $0 == "f" ? .integer(0) : nil }
+        case 17: read = cursor.bytes(column).map(SQLValue.blob)
+        default: return .text(cursor.text(column) ?? "")
+        }
+        guard let read else { throw unreadable(cursor.text(column) ?? "", type: type, column: cursor.columns[column]) }
+        return read
+    }
+
+    private static func unreadable(_ text: String, type: UInt32, column: String) -> StoreError {
+        StoreError(.decoding, "Column \(column) holds \(text.prefix(40).debugDescription), which is not of its type (PostgreSQL type \(type))")
     }
 
     /// Every row of `result` as the store's values.
@@ -65,7 +92,7 @@ public enum PostgresRows {
         default:
             return .text(text)
         }
-        throw StoreError(.decoding, "Column \(column) holds \(text.prefix(40).debugDescription), which is not of its type (PostgreSQL type \(type))")
+        throw unreadable(text, type: type, column: column)
     }
 
     /// A store's value as a statement's parameter.

@@ -73,9 +73,9 @@ public final class Gallery: Sendable {
     static func refusePostgres(_ location: String, cannot verb: String, hint: String) throws {
         guard PostgresLocation.isURL(location) else { return }
         throw GalleryError(.storeUnavailable,
-                           "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet: "
-                           + "it can migrate, check, copy, status, read the lists (regions, photos, photo, recents, favorites, users) "
-                           + "and change Recents and Favorites (view, favorites add, remove and move)",
+                           "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet; "
+                           + "with one it runs only migrate, check, copy, status, the lists (regions, photos, photo, recents, favorites, users) "
+                           + "and view, favorites add, remove and move",
                            hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
     }
 

@@ -43,7 +43,7 @@ struct PostgresCopyCLITests {
         #expect(NSDictionary(dictionary: statusFields) == NSDictionary(dictionary: originalFields), "\(statusFields) vs \(originalFields)")
         #expect((originalFields["photos"] as? Int ?? 0) > 0 && originalFields["lastSync"] is [String: Any])
         let unsupported = try tool.runWithoutStore(["--store", database, "sync"])
-        #expect(unsupported.status == 1 && unsupported.stderr.contains("read the lists"), "\(unsupported.stderr)")
+        #expect(unsupported.status == 1 && unsupported.stderr.contains("runs only migrate, check, copy, status, the lists"), "\(unsupported.stderr)")
 
         // Every reading command answers from PostgreSQL as from the file: rows, order, text
         // and JSON, errors and their suggestions.
