@@ -75,7 +75,7 @@ public final class Gallery: Sendable {
         throw GalleryError(.storeUnavailable,
                            "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet; "
                            + "with one it runs only migrate, check, copy, status, the lists (regions, photos, photo, recents, favorites, users) "
-                           + "and view, favorites add, remove and move",
+                           + "and view, favorites and users",
                            hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
     }
 

@@ -19,23 +19,26 @@ public struct GalleryUser: Sendable, Hashable, Codable {
 
 // Users and their API tokens. A token is shown once, when made; the store keeps only its
 // SHA-256, so a copy of the store gives no one a way in.
-extension Gallery {
+extension GalleryWriting {
     /// Adds a user and makes their API token, returned here and never again.
     ///
     /// `handOver` is given the token before the user is committed: when it throws (the
-    /// token could not be shown), no user is left behind with a token nobody saw.
+    /// token could not be shown), no user is left behind with a token nobody saw. It is
+    /// called once, even when the store runs a conflicting transaction again (PostgreSQL).
     public func addUser(named name: String, at date: Date = Date(),
                         handOver: (String) throws -> Void = { _ in }) throws -> (user: GalleryUser, token: String) {
-        try Self.checkUserName(name)
+        try Gallery.checkUserName(name)
         let token = try APIToken.make()
-        let user = try store.write { transaction -> GalleryUser in
-            guard try Self.userRecord(named: name, in: transaction) == nil else {
+        var handedOver = false  // a store that runs a conflicting transaction again shows the token once
+        let user = try writableStore.write { transaction -> GalleryUser in
+            guard try Gallery.userRecord(named: name, in: transaction) == nil else {
                 throw GalleryError(.alreadyExists, "a user is already called \(name)", hint: "a new token: topregions users token \(name) --rotate")
             }
-            var record = UserRecord(id: try Self.newUserID(in: transaction), name: name, tokenHash: token.hash, createdAt: date)
+            var record = UserRecord(id: try Gallery.newUserID(in: transaction), name: name, tokenHash: token.hash, createdAt: date)
             try transaction.insert(&record)
             guard let user = GalleryUser(record) else { throw GalleryError(.invalidArgument, "user \(name) was not stored") }
-            try handOver(token.text)
+            if !handedOver { try handOver(token.text) }
+            handedOver = true
             return user
         }
         return (user, token.text)
@@ -43,8 +46,8 @@ extension Gallery {
 
     /// Removes the user with their Recents and Favorites.
     public func removeUser(named name: String) throws {
-        try store.write { transaction in
-            guard let record = try Self.userRecord(named: name, in: transaction) else {
+        try writableStore.write { transaction in
+            guard let record = try Gallery.userRecord(named: name, in: transaction) else {
                 throw GalleryError(.notFound, "no user is called \(name)")
             }
             try transaction.delete(record)
@@ -57,27 +60,21 @@ extension Gallery {
     /// old token keeps working.
     public func rotateToken(forUserNamed name: String, handOver: (String) throws -> Void = { _ in }) throws -> String {
         let token = try APIToken.make()
-        try store.write { transaction in
-            guard var record = try Self.userRecord(named: name, in: transaction) else {
+        var handedOver = false
+        try writableStore.write { transaction in
+            guard var record = try Gallery.userRecord(named: name, in: transaction) else {
                 throw GalleryError(.notFound, "no user is called \(name)", hint: "add one: topregions users add \(name)")
             }
             record.tokenHash = token.hash
             try transaction.update(record)
-            try handOver(token.text)
+            if !handedOver { try handOver(token.text) }
+            handedOver = true
         }
         return token.text
     }
+}
 
-    /// The user whose token this is, or nil. The store is searched by the token's SHA-256,
-    /// which tells a timing observer nothing about the token; the stored hash is then
-    /// compared in constant time.
-    public func authenticate(token: String) throws -> GalleryUser? {
-        guard APIToken.looksValid(token), let hash = try? APIToken.hash(token) else { return nil }
-        let record = try store.read { try $0.fetch(UserRecord.self, where: Key("tokenHash") == hash).first }
-        guard let record, let stored = record.tokenHash, APIToken.constantTimeEqual(stored, hash) else { return nil }
-        return GalleryUser(record)
-    }
-
+extension Gallery {
     // MARK: Within transactions
 
     static func userRecord(named name: String, in context: ReadContext) throws -> UserRecord? {
@@ -207,6 +204,16 @@ enum UserMigration {
 
 // Reading users, from any store a gallery can be read from.
 extension GalleryReading {
+    /// The user whose token this is, or nil. The store is searched by the token's SHA-256,
+    /// which tells a timing observer nothing about the token; the stored hash is then
+    /// compared in constant time.
+    public func authenticate(token: String) throws -> GalleryUser? {
+        guard APIToken.looksValid(token), let hash = try? APIToken.hash(token) else { return nil }
+        let record = try readableStore.read { try $0.fetch(UserRecord.self, where: Key("tokenHash") == hash).first }
+        guard let record, let stored = record.tokenHash, APIToken.constantTimeEqual(stored, hash) else { return nil }
+        return GalleryUser(record)
+    }
+
     /// Every user, by name.
     public func users() throws -> [GalleryUser] {
         try readableStore.read { try $0.fetch(UserRecord.self, sortedBy: [SortKey("name")]) }.compactMap(GalleryUser.init)

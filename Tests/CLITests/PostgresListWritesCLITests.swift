@@ -1,6 +1,8 @@
 import Foundation
+import Store
 import TestSupport
 import Testing
+@testable import TopRegionsKit
 
 @Suite("view and favorites on a PostgreSQL store, from many processes at once", .serialized,
        .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
@@ -116,5 +118,45 @@ struct PostgresListWritesCLITests {
         let recents = try #require(try tool.runWithoutStore(["--store", database, "--json", "recents"]).json as? [[String: Any]])
         #expect(recents.first?["id"] as? String == photos[1])
         #expect(try tool.runWithoutStore(["--store", database, "check"]).stdout == "ok\n")
+    }
+
+    @Test("users add, token --rotate and remove on PostgreSQL: a token shown once works, the old one stops, a removed user's lists go")
+    func usersOnPostgres() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        let database = try PostgresTestServer.shared().makeDatabase("users")
+        #expect(try tool.run(["copy", "--to", database]).status == 0)
+        let photos = try shownPhotos(tool, regions: 2)
+        try #require(photos.count >= 2)
+        let added = try tool.runWithoutStore(["--store", database, "--json", "users", "add", "ann"])
+        let first = try #require((added.json as? [String: Any])?["token"] as? String, "\(added.stderr)")
+        let again = try tool.runWithoutStore(["--store", database, "users", "add", "ann"])
+        #expect(try tool.run(["users", "add", "ann"]).status == 0)
+        let againOnFile = try tool.run(["users", "add", "ann"])
+        #expect(again.status == againOnFile.status && again.stderr == againOnFile.stderr, "\(again.stderr) vs \(againOnFile.stderr)")
+        #expect(again.status == 1 && again.stderr.contains("already called ann"), "\(again.stderr)")
+        let listed = try #require(try tool.runWithoutStore(["--store", database, "--json", "users"]).json as? [[String: Any]])
+        #expect(listed.first { $0["name"] as? String == "ann" }?["hasToken"] as? Bool == true)
+
+        let postgres = try PostgresGallery(location: database)
+        defer { postgres.close() }
+        let annID = try #require(try postgres.authenticate(token: first)).id
+        let rotated = try tool.runWithoutStore(["--store", database, "--json", "users", "token", "ann", "--rotate"])
+        let second = try #require((rotated.json as? [String: Any])?["token"] as? String, "\(rotated.stderr)")
+        #expect(second != first)
+        #expect(try postgres.authenticate(token: first) == nil, "the old token stops working")
+        #expect(try postgres.authenticate(token: second)?.name == "ann")
+
+        #expect(try tool.runWithoutStore(["--store", database, "view", photos[0], "--user", "ann"]).status == 0)
+        #expect(try tool.runWithoutStore(["--store", database, "favorites", "add", photos[1], "--user", "ann"]).status == 0)
+        let removed = try tool.runWithoutStore(["--store", database, "users", "remove", "ann"])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        let gone = try tool.runWithoutStore(["--store", database, "recents", "--user", "ann"])
+        #expect(gone.status == 1 && gone.stderr.contains("no user is called ann"), "\(gone.stderr)")
+        #expect(try tool.runWithoutStore(["--store", database, "check"]).stdout == "ok\n", "the removed user's Recents and Favorites went with her")
+        // A new user never gets a removed user's id (its lists' streams are named by it).
+        let readded = try tool.runWithoutStore(["--store", database, "users", "add", "ann"])
+        #expect(readded.status == 0)
+        #expect(try #require(try postgres.existingUser(named: "ann")).id > annID, "a removed user's id is never given again")
     }
 }

@@ -41,7 +41,7 @@ extension Commands {
             try show(rows, invocation.output, empty: "No users yet: topregions users add NAME")
             return 0
         }
-        let gallery = try invocation.openGallery(.create)
+        let gallery = try Gallery.isPostgres(invocation.storePath) ? invocation.openWriter() : invocation.openGallery(.create)
         defer { gallery.close() }
         switch (action, words.count) {
         case ("add", 2):
