@@ -39,22 +39,23 @@ func serverClient(_ server: FlickrTestServer, format: ResponseFormat = .json, at
 
 @Suite("Sync and top regions", .serialized)
 struct SyncTests {
-    @Test("A sync of SampleData gives the top regions computed independently from the responses")
-    func topRegionsFromSampleData() async throws {
+    @Test("A sync of SampleData gives the top regions computed independently from the responses", arguments: StoreKind.available)
+    func topRegionsFromSampleData(on kind: StoreKind) async throws {
         let test = try TestGallery()
         let result = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 8, perPage: 500))
         #expect(result.outcome == .newData)
+        let store = try GalleryOnStore(test, on: kind)
         let expected = try Expected.topRegions()
-        let actual = try test.gallery.topRegions()
+        let actual = try store.gallery.topRegions()
         #expect(actual.map(\.placeID) == expected.map(\.placeID))
         #expect(actual.map(\.photographers) == expected.map(\.photographers.count))
         #expect(actual.map(\.photos) == expected.map(\.photos.count))
         #expect(actual.map(\.name) == expected.map(\.name))
-        #expect(try test.gallery.check().isEmpty)
+        #expect(try store.check().isEmpty)
         // Photos whose region is unknown (no place, a country place, a failing place) are in
         // no region.
         let placed = try Expected.regions().values.reduce(0) { $0 + $1.photos.count }
-        let attached = try await test.gallery.store.read { try $0.scalar("SELECT count(*) FROM Photo WHERE region_id IS NOT NULL")?.int64 }
+        let attached = try store.rows("SELECT count(*) FROM Photo WHERE region_id IS NOT NULL").first?[0].int64
         #expect(attached == Int64(placed))
     }
 
@@ -70,12 +71,13 @@ struct SyncTests {
         #expect(lookups.count == Set(lookups.compactMap { $0.query["place_id"] }).count)
     }
 
-    @Test("Photos in a region: sorted as the Finder sorts titles, then by id as a number, with the title rules")
-    func regionPhotos() async throws {
+    @Test("Photos in a region: sorted as the Finder sorts titles, then by id as a number, with the title rules", arguments: StoreKind.available)
+    func regionPhotos(on kind: StoreKind) async throws {
         let test = try TestGallery()
         _ = try await test.gallery.sync(client: try sampleClient())
-        let region = try #require(try test.gallery.topRegions().first)
-        let photos = try test.gallery.photos(inRegion: region.id)
+        let store = try GalleryOnStore(test, on: kind)
+        let region = try #require(try store.gallery.topRegions().first)
+        let photos = try store.gallery.photos(inRegion: region.id)
         let expectedIDs = try Expected.regions()[region.placeID]?.photos ?? []
         #expect(Set(photos.map(\.flickrID)) == expectedIDs)
         let rawByID = Dictionary(try Expected.photos().map { ("\($0["id"] ?? "")", $0) }, uniquingKeysWith: { first, _ in first })
@@ -316,18 +318,23 @@ struct SyncTests {
         #expect(PhotoText.bounded(String(repeating: "x", count: 1_001), to: 1_000) == String(repeating: "x", count: 999) + "…")
     }
 
-    @Test("By photographer, two photographers of one name are two groups, not interleaved")
-    func photographersOfOneName() async throws {
+    @Test("By photographer, two photographers of one name are two groups, not interleaved", arguments: StoreKind.available)
+    func photographersOfOneName(on kind: StoreKind) async throws {
         let test = try TestGallery()
         _ = try await test.gallery.sync(client: sampleClient())
         let regionID = try await test.topRegion().id
-        try await test.gallery.store.write { transaction in
-            try transaction.execute("""
-                UPDATE Photographer SET name = 'Same Name'
-                WHERE id IN (SELECT DISTINCT photographer_id FROM Photo WHERE region_id = ? LIMIT 3)
-                """, [.integer(regionID)])
+        let store = try GalleryOnStore(test, on: kind)
+        let gallery = store.gallery
+        // Renamed through the gallery's transactions: on PostgreSQL, the names' sort keys too.
+        try gallery.writableStore.write { transaction in
+            let photographers = try transaction.fetchIDs(FetchRequest(PhotoRecord.self, predicate: Key("region") == regionID))
+            let renamed = try Set(transaction.fetch(PhotoRecord.self, ids: photographers).compactMap(\.photographerID)).sorted().prefix(3)
+            for var photographer in try transaction.fetch(PhotographerRecord.self, ids: renamed) {
+                photographer.name = "Same Name"
+                try transaction.update(photographer)
+            }
         }
-        let photos = try await test.gallery.store.read {
+        let photos = try gallery.readableStore.read {
             try $0.fetch(Gallery.regionPhotosRequest(regionID: regionID, byPhotographer: true), as: PhotoRecord.self)
         }
         var groups: [Int64?] = []
@@ -335,8 +342,9 @@ struct SyncTests {
         #expect(groups.count == Set(groups).count, "each photographer's photos are together: \(groups)")
         #expect(Set(photos.compactMap(\.photographerID)).count >= 3)
         // The rows the CLI and the API give are in the same order.
-        let rows = try test.gallery.photoRows(inRegion: regionID, byPhotographer: true)
+        let rows = try gallery.photoRows(inRegion: regionID, byPhotographer: true)
         #expect(rows.map(\.id) == photos.map(\.flickrID))
+        #expect(try store.check().isEmpty, "a name changed through a record has its sort key changed with it")
     }
 
     @Test("check names photos whose region is not their place's")

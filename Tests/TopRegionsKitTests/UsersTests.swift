@@ -8,57 +8,61 @@ import Testing
 
 @Suite("Users: their own Recents and Favorites, API tokens, and the migration of a store's single lists")
 struct UsersTests {
-    @Test("Two users' Recents and Favorites are independent: 20 each, and removing one leaves the other's")
-    func independentLists() async throws {
+    @Test("Two users' Recents and Favorites are independent: 20 each, and removing one leaves the other's", arguments: StoreKind.available)
+    func independentLists(on kind: StoreKind) async throws {
         let test = try TestGallery()
         _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 100))
-        let ids = try await test.gallery.store.read {
+        let store = try GalleryOnStore(test, on: kind)
+        let gallery = store.gallery
+        let ids = try gallery.readableStore.read {
             try $0.fetchIDs(FetchRequest(PhotoRecord.self, predicate: Key("region").isNotNull, sortDescriptors: [SortKey("id")], fetchLimit: 30))
         }
-        let alice = try test.gallery.addUser(named: "alice").user
-        let bob = try test.gallery.addUser(named: "bob").user
+        let alice = try gallery.addUser(named: "alice").user
+        let bob = try gallery.addUser(named: "bob").user
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         for (offset, id) in ids.prefix(25).enumerated() {
-            try test.gallery.recordView(photoID: id, at: start.addingTimeInterval(Double(offset)), for: alice)
+            try gallery.recordView(photoID: id, at: start.addingTimeInterval(Double(offset)), for: alice)
         }
         for (offset, id) in ids.suffix(5).enumerated() {
-            try test.gallery.recordView(photoID: id, at: start.addingTimeInterval(Double(offset)), for: bob)
+            try gallery.recordView(photoID: id, at: start.addingTimeInterval(Double(offset)), for: bob)
         }
-        try test.gallery.addFavorite(photoID: ids[0], for: bob)
-        #expect(try test.gallery.recents(for: alice).compactMap(\.photo.id) == ids[5..<25].reversed())
-        #expect(try test.gallery.recents(for: bob).compactMap(\.photo.id) == ids.suffix(5).reversed())
-        #expect(try test.gallery.favorites(for: alice).isEmpty)
-        #expect(try test.gallery.favorites(for: bob).compactMap(\.id) == [ids[0]])
-        try test.gallery.removeUser(named: "alice")
-        #expect(try test.gallery.recents(for: bob).count == 5)
-        let aliceRows = try await test.gallery.store.read { try $0.scalar("SELECT count(*) FROM Recent WHERE user_id = ?", [.integer(alice.id)])?.int64 }
+        try gallery.addFavorite(photoID: ids[0], for: bob)
+        #expect(try gallery.recents(for: alice).compactMap(\.photo.id) == ids[5..<25].reversed())
+        #expect(try gallery.recents(for: bob).compactMap(\.photo.id) == ids.suffix(5).reversed())
+        #expect(try gallery.favorites(for: alice).isEmpty)
+        #expect(try gallery.favorites(for: bob).compactMap(\.id) == [ids[0]])
+        try gallery.removeUser(named: "alice")
+        #expect(try gallery.recents(for: bob).count == 5)
+        let aliceRows = try store.rows("SELECT count(*) FROM Recent WHERE user_id = ?", [.integer(alice.id)]).first?[0].int64
         #expect(aliceRows == 0, "a removed user's Recents go with them")
-        #expect { try test.gallery.recordView(photoID: ids[0], for: alice) } throws: { ($0 as? GalleryError)?.kind == .notFound }
+        #expect { try gallery.recordView(photoID: ids[0], for: alice) } throws: { ($0 as? GalleryError)?.kind == .notFound }
     }
 
-    @Test("A token authenticates its user only; a rotated token stops working; names are checked and unique")
-    func tokens() throws {
+    @Test("A token authenticates its user only; a rotated token stops working; names are checked and unique", arguments: StoreKind.available)
+    func tokens(on kind: StoreKind) throws {
         let test = try TestGallery()
-        let (alice, token) = try test.gallery.addUser(named: "alice")
-        let (_, bobToken) = try test.gallery.addUser(named: "bob")
+        let store = try GalleryOnStore(test, on: kind)
+        let gallery = store.gallery
+        let (alice, token) = try gallery.addUser(named: "alice")
+        let (_, bobToken) = try gallery.addUser(named: "bob")
         #expect(token.hasPrefix("trk_") && token.count == 47)
-        #expect(try test.gallery.authenticate(token: token)?.id == alice.id)
-        #expect(try test.gallery.authenticate(token: bobToken)?.name == "bob")
+        #expect(try gallery.authenticate(token: token)?.id == alice.id)
+        #expect(try gallery.authenticate(token: bobToken)?.name == "bob")
         var wrong = Array(token)
         wrong[10] = wrong[10] == "A" ? "B" : "A"
-        #expect(try test.gallery.authenticate(token: String(wrong)) == nil)
-        #expect(try test.gallery.authenticate(token: "") == nil)
-        #expect(try test.gallery.authenticate(token: "trk_") == nil)
-        let stored = try test.gallery.store.read { try $0.scalar("SELECT tokenHash FROM User WHERE name = 'alice'")?.string }
+        #expect(try gallery.authenticate(token: String(wrong)) == nil)
+        #expect(try gallery.authenticate(token: "") == nil)
+        #expect(try gallery.authenticate(token: "trk_") == nil)
+        let stored = try gallery.readableStore.read { try $0.scalar("SELECT tokenHash FROM \($0.dialect.identifier("User")) WHERE name = 'alice'")?.string }
         #expect(stored?.count == 64 && stored != token, "only the token's hash is kept")
-        let rotated = try test.gallery.rotateToken(forUserNamed: "alice")
-        #expect(try test.gallery.authenticate(token: token) == nil)
-        #expect(try test.gallery.authenticate(token: rotated)?.id == alice.id)
-        #expect { try test.gallery.addUser(named: "alice") } throws: { ($0 as? GalleryError)?.kind == .alreadyExists }
+        let rotated = try gallery.rotateToken(forUserNamed: "alice")
+        #expect(try gallery.authenticate(token: token) == nil)
+        #expect(try gallery.authenticate(token: rotated)?.id == alice.id)
+        #expect { try gallery.addUser(named: "alice") } throws: { ($0 as? GalleryError)?.kind == .alreadyExists }
         for bad in ["", "Alice", "-x", "a b", "é", String(repeating: "a", count: 65), "../x"] {
-            #expect(throws: GalleryError.self, "\(bad)") { try test.gallery.addUser(named: bad) }
+            #expect(throws: GalleryError.self, "\(bad)") { try gallery.addUser(named: bad) }
         }
-        #expect(try test.gallery.users().map(\.name) == ["alice", "bob", GalleryUser.localName], "local exists from the start")
+        #expect(try gallery.users().map(\.name) == ["alice", "bob", GalleryUser.localName], "local exists from the start")
     }
 
     @Test("A store written before users keeps its Recents and Favorites, in order, as the local user's")
