@@ -77,6 +77,12 @@ public final class Transaction: ReadContext {
         guard let stored = try scalar(sql, row)?.int64 else {
             throw StoreError(.invalidRequest, "Inserting into \(entity.name) returned no id", sql: sql)
         }
+        if id != nil, dialect.isPostgreSQL {
+            // PostgreSQL's identity sequence does not see an id given: moved past it, so that
+            // a later row given none does not get it again.
+            try execute("SELECT setval(pg_get_serial_sequence($1, $2), greatest(nextval(pg_get_serial_sequence($1, $2)), $3))",
+                        [.text(dialect.identifier(entity.name)), .text(entity.primaryKey.lowercased()), .integer(stored)])
+        }
         return stored
     }
 

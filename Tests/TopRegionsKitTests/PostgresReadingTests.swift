@@ -294,3 +294,21 @@ extension PostgresReadingTests {
         #expect(try Gallery.checkPostgres(fixture.database) == [])
     }
 }
+
+extension PostgresReadingTests {
+    @Test("A row inserted with its id given moves PostgreSQL's identity past it: the next row given none gets a new id")
+    func givenIDsMoveTheIdentity() async throws {
+        let fixture = try await CopyFixture.copied()
+        let postgres = try PostgresGallery(location: fixture.database)
+        defer { postgres.close() }
+        let given = try postgres.writableStore.write { transaction in
+            try transaction.inserted(UserRecord(id: 10_000, name: "given", tokenHash: nil, createdAt: Date())).id
+        }
+        #expect(given == 10_000)
+        let next = try postgres.writableStore.write { transaction in
+            try transaction.execute("INSERT INTO \(transaction.dialect.identifier("User")) (name, createdAt) VALUES ('next', 0)")
+            return try transaction.scalar("SELECT id FROM \(transaction.dialect.identifier("User")) WHERE name = 'next'")?.int64
+        }
+        #expect(next ?? 0 > 10_000)
+    }
+}
