@@ -84,7 +84,7 @@ let package = Package(
         // transactions in a loop until it is killed.
         .executableTarget(
             name: "store-fixture-writer",
-            dependencies: ["Store", "TestSupport"],
+            dependencies: ["Store", "TestSupport", "PostgreSQL", "PostgresStore"],
             path: "Tests/Fixtures/StoreFixtureWriter"
         ),
         // A child process for the sync's crash tests: a large sync, killed part way.
@@ -120,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "TestSupport", "CSQLite", "ResultsController", "PostgreSQL"]
+            dependencies: ["Store", "TestSupport", "CSQLite", "ResultsController", "PostgreSQL", "PostgresStore"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 import Store
 import TestSupport
 import Testing
@@ -7,10 +8,11 @@ import Testing
 struct CrashConsistencyTests {
     static let kills = 50
 
-    @Test("A writer killed with SIGKILL 50 times at random moments never leaves a partial or lost transaction")
-    func killedWriter() throws {
+    @Test("A writer killed with SIGKILL 50 times at random moments never leaves a partial or lost transaction",
+          arguments: StoreKind.available)
+    func killedWriter(on kind: StoreKind) throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path("store.sqlite")
+        let path = kind == .sqlite ? directory.path("store.sqlite") : try PostgresTestServer.shared().makeDatabase("crash")
         var random = SeededGenerator(seed: testSeed("CRASH_SEED", test: "crash test"))
         let seed = random.state
         var reportedCommitted: Set<Int64> = []
@@ -27,7 +29,11 @@ struct CrashConsistencyTests {
             let committed = child.committedBatches
             if !committed.isEmpty { killsAfterACommit += 1 }
             reportedCommitted.formUnion(committed)
-            try verify(path: path, reportedCommitted: reportedCommitted, round: round, seed: seed)
+            if kind == .sqlite {
+                try verify(path: path, reportedCommitted: reportedCommitted, round: round, seed: seed)
+            } else {
+                try verifyPostgres(location: path, reportedCommitted: reportedCommitted, round: round, seed: seed)
+            }
         }
         #expect(killsAfterACommit >= Self.kills / 2, "most kills should land while transactions are being written")
         #expect(reportedCommitted.count > Self.kills)
@@ -73,6 +79,27 @@ struct CrashConsistencyTests {
         let store = try TestSchema.openStore(at: path)
         defer { store.close() }
         return try DeferredIndexesTests.indexes(store).values.compactMap { $0 }.sorted()
+    }
+
+    /// What `verify` checks of the batches, in the PostgreSQL store (which keeps no history
+    /// yet, and checks its own pages).
+    private func verifyPostgres(location: String, reportedCommitted: Set<Int64>, round: Int, seed: UInt64) throws {
+        let context = "round \(round), seed \(seed)"
+        let database = try PostgresStore(location: location, schema: PostgresSchema(TestSchema.schema, migrator: TestSchema.migrator))
+        guard try database.state() == .current else {
+            #expect(reportedCommitted.isEmpty, "\(context): batches were reported before the tables existed")
+            database.close()
+            return
+        }
+        let store = try PostgresRecordStore(database)
+        defer { store.close() }
+        let batches = try store.read { try $0.rows("SELECT batch, count(*) FROM Entry GROUP BY batch") }
+        let present = Set(batches.compactMap { $0[0].int64 })
+        let partial = batches.filter { $0[1].int64 != Int64(TestSchema.partsPerBatch) }
+        #expect(partial.isEmpty, "\(context): partial batches \(partial.map { $0[0] })")
+        let lost = reportedCommitted.subtracting(present)
+        #expect(lost.isEmpty, "\(context): committed batches missing \(lost.sorted())")
+        #expect(present.isEmpty || present == Set(1...Int64(present.count)), "\(context): batches are not contiguous")
     }
 
     private func verify(path: String, reportedCommitted: Set<Int64>, round: Int, seed: UInt64) throws {

@@ -3,18 +3,6 @@ import Store
 import TestSupport
 @testable import TopRegionsKit
 
-/// The stores a domain test runs on. PostgreSQL's cases run where PostgreSQL is installed
-/// (CI requires it); elsewhere they are left out, and the PostgreSQL suites say how to
-/// enable them (`PostgresTestServer.enablingCommand`).
-enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
-    case sqlite, postgresql
-
-    /// The kinds this machine can run.
-    static var available: [StoreKind] { PostgresTestServer.shouldRun ? allCases : [.sqlite] }
-
-    var description: String { rawValue }
-}
-
 /// A test gallery moved to a store of some kind. A PostgreSQL gallery is closed when this
 /// goes: keep it while using `gallery`.
 final class GalleryOnStore {

@@ -1,6 +1,7 @@
 // A child process for the store's crash and multi-process tests.
 //
-//   store-fixture-writer crash PATH            write batches until killed
+//   store-fixture-writer crash PATH|URL        write batches until killed (a PostgreSQL URL:
+//                                               into the test schema's PostgreSQL store)
 //   store-fixture-writer write PATH COUNT [PAUSE_MS]
 //                                               write COUNT batches, then exit
 //   store-fixture-writer bulk PATH             build what an earlier run left deferred,
@@ -13,6 +14,8 @@
 // After each commit it writes "committed BATCH TOKEN UNIXTIME" on stdout, unbuffered, so
 // the parent knows which transactions were committed before it killed the process.
 import Foundation
+import PostgreSQL
+import PostgresStore
 import Store
 import TestSupport
 
@@ -27,14 +30,27 @@ func fail(_ message: String) -> Never {
 
 /// Writes one batch: `partsPerBatch` entries with the same batch number, with payloads of
 /// varied length so that pages split and the WAL grows.
-func writeBatch(_ store: Store, _ batch: Int64) throws -> Int64 {
+func writeBatch(_ store: any StoreWriting, _ batch: Int64) throws {
     try store.write { transaction in
         for part in 0..<Int64(TestSchema.partsPerBatch) {
             let length = Int.random(in: 10...3000)
             try transaction.inserted(Entry(batch: batch, part: part, payload: String(repeating: "x", count: length)))
         }
     }
-    return try store.currentToken()
+}
+
+/// Writes batches into the PostgreSQL store at `location` until killed (its tables created
+/// first when missing), reporting each as the SQLite writer does (token 0: no history).
+func crashPostgres(_ location: String) throws -> Never {
+    let database = try PostgresStore(location: location, schema: PostgresSchema(TestSchema.schema, migrator: TestSchema.migrator))
+    try database.migrate()
+    let store = try PostgresRecordStore(database)
+    var batch = try store.read { (try $0.scalar("SELECT max(batch) FROM Entry")?.int64 ?? 0) + 1 }
+    while true {
+        try writeBatch(store, batch)
+        report("committed \(batch) 0 \(Date().timeIntervalSince1970)")
+        batch += 1
+    }
 }
 
 /// Inserts 200 photos in one transaction, their Flickr ids from `batch`.
@@ -56,21 +72,22 @@ guard arguments.count >= 3 else { fail("usage: store-fixture-writer crash|write 
 let mode = arguments[1]
 let path = arguments[2]
 do {
+    if mode == "crash", PostgresLocation.isURL(path) { try crashPostgres(path) }
     let store = try TestSchema.openStore(at: path)
     var batch = try nextBatch(store)
     switch mode {
     case "crash":
         while true {
-            let token = try writeBatch(store, batch)
-            report("committed \(batch) \(token) \(Date().timeIntervalSince1970)")
+            try writeBatch(store, batch)
+            report("committed \(batch) \(try store.currentToken()) \(Date().timeIntervalSince1970)")
             batch += 1
         }
     case "write":
         guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("write needs a COUNT") }
         let pause = arguments.count >= 5 ? (Double(arguments[4]) ?? 0) / 1000 : 0
         for _ in 0..<count {
-            let token = try writeBatch(store, batch)
-            report("committed \(batch) \(token) \(Date().timeIntervalSince1970)")
+            try writeBatch(store, batch)
+            report("committed \(batch) \(try store.currentToken()) \(Date().timeIntervalSince1970)")
             batch += 1
             if pause > 0 { Thread.sleep(forTimeInterval: pause) }
         }
