@@ -51,7 +51,7 @@ public enum PostgresLocation {
                                 + (words.isEmpty ? "" : " (\(words))"))
         }
         defer { PQconninfoFree(options) }
-        var secrets: [String] = []
+        var secrets = hiddenParts(location)
         var option = options
         while let keyword = option.pointee.keyword {
             if secretKeywords.contains(String(cString: keyword)), let value = option.pointee.val, value.pointee != 0 {
@@ -59,7 +59,29 @@ public enum PostgresLocation {
             }
             option += 1
         }
-        return (location, secrets)
+        var seen = Set<String>()
+        return (location, secrets.filter { seen.insert($0).inserted })
+    }
+
+    /// What `redacted` hides of a URL, and each piece of it (split at `/`, `?`, `@`, `:`,
+    /// `&`, `=`) of four characters or more: libpq may read a URL otherwise than as
+    /// written (a `/` in a password ends its host) and quote a piece in its complaint.
+    static func hiddenParts(_ location: String) -> [String] {
+        guard isURL(location), let schemeEnd = location.range(of: "://") else { return [] }
+        let afterScheme = location[schemeEnd.upperBound...]
+        var hidden: [String] = []
+        if let at = afterScheme.lastIndex(of: "@"), let colon = afterScheme[..<at].firstIndex(of: ":") {
+            hidden.append(String(afterScheme[afterScheme.index(after: colon)..<at]))
+        }
+        let shown = redacted(location)
+        if let question = location.firstIndex(of: "?") {
+            for parameter in location[location.index(after: question)...].split(separator: "&") {
+                let parts = parameter.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, !shown.contains(String(parameter)) { hidden.append(String(parts[1])) }
+            }
+        }
+        let pieces = hidden.flatMap { $0.split(whereSeparator: { "/?@:&=".contains($0) }).map(String.init) }.filter { $0.count >= 4 }
+        return (hidden + pieces).filter { !$0.isEmpty }
     }
 
     /// `message` with each of `secrets` replaced by `***`.
@@ -69,24 +91,66 @@ public enum PostgresLocation {
         }
     }
 
+    /// The URL with its user information's password and every query value that could be
+    /// a secret hidden. What counts as user information is taken broadly, as libpq's
+    /// parser and a person's typing may differ: everything up to the last `@` after the
+    /// scheme, whatever `/` or `?` it holds (`user:pa/ss@host`). A query value is shown only
+    /// for a keyword libpq knows and that is no secret; a misspelled `passwrd=` is hidden.
     private static func redactedURL(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return url }
         let afterScheme = url[schemeEnd.upperBound...]
-        let authorityEnd = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? afterScheme.endIndex
-        var authority = String(afterScheme[..<authorityEnd])
-        if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-            authority = String(authority[...colon]) + "***" + String(authority[at...])
+        var shownUntil = afterScheme.startIndex
+        var userInformation = ""
+        if let at = afterScheme.lastIndex(of: "@") {
+            let written = afterScheme[..<at]
+            userInformation = written.firstIndex(of: ":").map { String(written[...$0]) + "***" } ?? String(written)
+            shownUntil = at
         }
-        var rest = String(afterScheme[authorityEnd...])
-        if let question = rest.firstIndex(of: "?") {
-            let parameters = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
-                let name = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-                let decoded = (String(name).removingPercentEncoding ?? String(name)).lowercased()
-                return secretKeywords.contains(decoded) ? name + "=***" : String(parameter)
+        let rest = afterScheme[shownUntil...]
+        guard let question = rest.firstIndex(of: "?") else {
+            return String(url[..<schemeEnd.upperBound]) + userInformation + rest
+        }
+        let parameters = rest[rest.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+            let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decoded = (String(parts[0]).removingPercentEncoding ?? String(parts[0])).lowercased()
+            guard parts.count == 2, !(showableKeywords.contains(decoded) && !secretKeywords.contains(decoded)) else { return String(parameter) }
+            return parts[0] + "=***"
+        }
+        return String(url[..<schemeEnd.upperBound]) + userInformation + rest[...question] + parameters.joined(separator: "&")
+    }
+
+    /// The connection keywords libpq knows (`PQconndefaults`): their values may be shown,
+    /// but for the secret ones.
+    static let showableKeywords: Set<String> = {
+        guard let defaults = PQconndefaults() else { return [] }
+        defer { PQconninfoFree(defaults) }
+        var keywords: Set<String> = []
+        var option = defaults
+        while let keyword = option.pointee.keyword {
+            keywords.insert(String(cString: keyword))
+            option += 1
+        }
+        return keywords
+    }()
+
+    /// `text` with every PostgreSQL URL in it (a word beginning `postgresql://` or
+    /// `postgres://`, in any case, up to white space or a quote) redacted: for messages
+    /// that quote what a person typed, such as an unknown option's word.
+    public static func redactingURLs(in text: String) -> String {
+        var output = ""
+        var index = text.startIndex
+        while index < text.endIndex {
+            let rest = text[index...]
+            if isURL(String(rest.prefix(14))) {
+                let end = rest.firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "'" } ?? rest.endIndex
+                output += redacted(String(rest[..<end]))
+                index = end
+            } else {
+                output.append(text[index])
+                index = text.index(after: index)
             }
-            rest = String(rest[...question]) + parameters.joined(separator: "&")
         }
-        return String(url[..<schemeEnd.upperBound]) + authority + rest
+        return output
     }
 
     /// `password=value` (value bare or single-quoted, with backslash escapes) becomes

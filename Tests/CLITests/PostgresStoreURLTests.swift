@@ -36,4 +36,17 @@ struct PostgresStoreURLTests {
         #expect(run.stderr.contains("postgresql://bob:***@db/gallery"))
         #expect(!run.stderr.contains("pw-secret"))
     }
+
+    @Test("A URL quoted back in a usage error, or with a / or ? in its password, or a misspelled keyword, shows no password",
+          arguments: [["--store", "postgresql://a@127.0.0.1:1/g", "regions", "--stor=postgresql://tr:hunter9@x/conc"],
+                      ["--store", "postgresql://a@127.0.0.1:1/g", "regions", "postgresql://tr:hunter9@x/conc"],
+                      ["--store", "postgresql://tr:hunter9/x@127.0.0.1:1/conc", "regions"],
+                      ["--store", "postgresql://tr:hunter9?x@127.0.0.1:1/conc", "regions"],
+                      ["--store", "postgresql://tr@127.0.0.1:1/conc?passwrd=hunter9", "regions"]])
+    func passwordNeverQuoted(arguments: [String]) throws {
+        let tool = try Tool()
+        let run = try tool.runWithoutStore(arguments, inOwnDirectory: true)
+        #expect(run.status != 0 && !run.stderr.isEmpty)
+        #expect(!(run.stderr + run.stdout).contains("hunter9"), "\(run.stderr)")
+    }
 }

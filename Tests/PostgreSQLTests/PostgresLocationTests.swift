@@ -25,6 +25,12 @@ struct PostgresLocationTests {
               ("postgresql://alice@db", "postgresql://alice@db"),
               ("postgresql://alice@db/g?pass%77ord=hunter2", "postgresql://alice@db/g?pass%77ord=***"),
               ("postgresql://alice@db/g?sslpassword=hunter2&PASSWORD=x", "postgresql://alice@db/g?sslpassword=***&PASSWORD=***"),
+              // A / or ? left unencoded in a password: libpq reads it otherwise, still never shown.
+              ("postgresql://tr:hunter/x@127.0.0.1:55440/conc", "postgresql://tr:***@127.0.0.1:55440/conc"),
+              ("postgresql://tr:hunter?x@127.0.0.1:55440/conc", "postgresql://tr:***@127.0.0.1:55440/conc"),
+              // A misspelled keyword's value could be a secret; a known one is shown.
+              ("postgresql://tr@db/conc?passwrd=hunter2&sslmode=require&application_name=x",
+               "postgresql://tr@db/conc?passwrd=***&sslmode=require&application_name=x"),
           ])
     func redactsURLs(location: String, expected: String) {
         #expect(PostgresLocation.redacted(location) == expected)
@@ -68,5 +74,12 @@ struct PostgresLocationTests {
     func longLocationsCut() {
         let shown = PostgresLocation.redacted("postgresql://db/" + String(repeating: "g", count: 100_000))
         #expect(shown.count == PostgresLocation.longestShown + 1 && shown.hasSuffix("…"))
+    }
+
+    @Test("URLs quoted in any message are redacted: an unknown option's word, an unexpected argument")
+    func urlsInMessages() {
+        let message = "unknown option --stor=postgresql://tr:hunter9@x/conc; unexpected argument \"POSTGRES://u:pw@h/d\" and postgresql://a@b ok"
+        let shown = PostgresLocation.redactingURLs(in: message)
+        #expect(shown == "unknown option --stor=postgresql://tr:***@x/conc; unexpected argument \"POSTGRES://u:***@h/d\" and postgresql://a@b ok")
     }
 }
