@@ -38,12 +38,16 @@ public final class PostgresRecordStore: StoreWriting, @unchecked Sendable {
         }
     }
 
+    /// How many times a write is tried before it gives up as busy: enough for some twenty
+    /// processes changing one user's list at the same moment (each try pauses up to 0.1 s).
+    public static let writeAttempts = 16
+
     /// `author` is not kept: the PostgreSQL store keeps no change history yet.
     @discardableResult
     public func write<T>(author: String?, _ body: (Transaction) throws -> T) throws -> T {
         try lock.withLock {
             do {
-                return try store.connection.transaction(.serializable) { _ in
+                return try store.connection.transaction(.serializable, attempts: Self.writeAttempts) { _ in
                     try body(Transaction(runner: runner, schema: store.schema.schema))
                 }
             } catch let error as PostgresError {

@@ -55,7 +55,10 @@ extension GalleryWriting {
                 throw GalleryError(.notAFavorite, "photo \(flickrID) is not a favorite")
             }
             try transaction.delete(favorite)
-            for var later in try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("displayOrder") > favorite.displayOrder) {
+            // Rows written in id order: two writers of one list on PostgreSQL then wait for
+            // each other's rows in the same order, and never deadlock.
+            for var later in try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("displayOrder") > favorite.displayOrder,
+                                                   sortedBy: [SortKey("id")]) {
                 later.displayOrder -= 1
                 try transaction.update(later)
             }
@@ -84,11 +87,15 @@ extension GalleryWriting {
             let moving = rows.remove(at: fromPlace)
             rows.insert(moving, at: toPlace)
             let low = min(fromPlace, toPlace), high = max(fromPlace, toPlace)
+            var renumbered: [FavoriteRecord] = []
             for place in low...high where rows[place].displayOrder != Int64(place) {
                 var row = rows[place]
                 row.displayOrder = Int64(place)
-                try transaction.update(row)
+                renumbered.append(row)
             }
+            // In id order: two writers of one list on PostgreSQL then wait for each other's
+            // rows in the same order, and never deadlock.
+            for row in renumbered.sorted(by: { ($0.id ?? 0) < ($1.id ?? 0) }) { try transaction.update(row) }
         }
         if let controller { try controller.performUserDrivenWrite(body) } else { try writableStore.write(body) }
     }

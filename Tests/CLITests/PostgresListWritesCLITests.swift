@@ -159,4 +159,42 @@ struct PostgresListWritesCLITests {
         #expect(readded.status == 0)
         #expect(try #require(try postgres.existingUser(named: "ann")).id > annID, "a removed user's id is never given again")
     }
+
+    @Test("Twelve processes moving one user's 20 Favorites at once all succeed, without a deadlock (seed printed)")
+    func concurrentMovesDoNotDeadlock() throws {
+        let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresListWritesCLITests.concurrentMovesDoNotDeadlock")
+        var random = SeededGenerator(seed: seed)
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "2"]).status == 0)
+        let database = try PostgresTestServer.shared().makeDatabase("moves")
+        #expect(try tool.run(["copy", "--to", database]).status == 0)
+        let photos = Array(try shownPhotos(tool, regions: 10).prefix(20))
+        try #require(photos.count == 20)
+        for photo in photos { #expect(try tool.runWithoutStore(["--store", database, "favorites", "add", photo]).status == 0) }
+        let executable = try Tool.executable().path
+        var workers: [(Process, Pipe)] = []
+        for _ in 0..<12 {
+            let commands = (0..<6).map { _ in
+                "'\(executable)' --store '\(database)' favorites move \(Int.random(in: 1...20, using: &random)) \(Int.random(in: 1...20, using: &random)) >/dev/null 2>&1; echo $?"
+            }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", commands.joined(separator: "\n")]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            workers.append((process, out))
+        }
+        var statuses: [String: Int] = [:]
+        for (process, out) in workers {
+            for line in String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n") {
+                statuses[String(line), default: 0] += 1
+            }
+            process.waitUntilExit()
+        }
+        #expect(statuses == ["0": 72], "seed \(seed): exit statuses \(statuses)")
+        let listed = try #require(try tool.runWithoutStore(["--store", database, "--json", "favorites"]).json as? [[String: Any]])
+        #expect(listed.compactMap { $0["position"] as? Int } == Array(1...20) && Set(listed.compactMap { $0["id"] as? String }) == Set(photos))
+        #expect(try tool.runWithoutStore(["--store", database, "check"]).stdout == "ok\n")
+    }
 }
