@@ -59,7 +59,7 @@ public struct APIError: Error, Sendable, Equatable {
         case .source(temporary: true):
             return APIError(503, "source_unavailable", error.message, headers: [Header(name: "Retry-After", value: "30")])
         case .source(temporary: false): return APIError(502, "source_failed", error.message)
-        case .noStore, .storeUnavailable:
+        case .noStore, .storeUnavailable, .storeUnreachable:
             return APIError(503, "store_unavailable", error.message, headers: [Header(name: "Retry-After", value: "5")])
         }
     }

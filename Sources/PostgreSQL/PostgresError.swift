@@ -49,6 +49,20 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         sqlState == "40001" || sqlState == "40P01"
     }
 
+    /// The server could not be reached, or was not taking sessions, for a reason that may
+    /// pass: refused, timed out, unreachable, starting up, shutting down, in recovery; or
+    /// a connection that was open is gone. A wrong password or a missing database is not.
+    /// (libpq's connection messages are read: this program runs in the C locale, so they
+    /// are libpq's English ones.)
+    public var isTransientConnectionFailure: Bool {
+        if kind == .connectionLost { return true }
+        guard kind == .cannotConnect else { return false }
+        let passing = ["Connection refused", "timeout expired", "timed out", "No route to host", "Network is unreachable",
+                       "the database system is starting up", "the database system is shutting down", "in recovery mode",
+                       "server closed the connection unexpectedly", "too many clients", "Temporary failure in name resolution"]
+        return passing.contains { message.localizedCaseInsensitiveContains($0) }
+    }
+
     /// A unique constraint was violated (23505).
     public var isUniqueViolation: Bool { sqlState == "23505" }
 

@@ -82,9 +82,14 @@ extension Gallery {
                 throw PostgresStoreError(error, doing: "cannot read", location: PostgresLocation.redacted(location))
             }
         } catch let error as PostgresStoreError {
-            switch error.kind {
-            case .noStore: throw GalleryError(.noStore, error.message, hint: "run `topregions migrate --store URL` or `topregions copy --to URL` first")
-            case .busy: throw GalleryError(.busy(pid: nil), error.message)
+            switch (error.kind, error.underlying) {
+            case (.noStore, _): throw GalleryError(.noStore, error.message, hint: "run `topregions migrate --store URL` or `topregions copy --to URL` first")
+            case (.busy, _): throw GalleryError(.busy(pid: nil), error.message)
+            case (_, let underlying?) where underlying.kind == .connectionLost:
+                throw GalleryError(.storeUnreachable, error.message,
+                                   hint: "the connection went during the command: a change it was making may or may not have been made; look, then try again")
+            case (_, let underlying?) where underlying.isTransientConnectionFailure:
+                throw GalleryError(.storeUnreachable, error.message, hint: "try again when the server takes connections")
             default: throw GalleryError(.storeUnavailable, error.message)
             }
         } catch let error as StoreError {

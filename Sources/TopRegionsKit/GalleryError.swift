@@ -7,6 +7,9 @@ public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable 
         case noStore
         /// The store cannot be opened or written: the message names the cause and the path.
         case storeUnavailable
+        /// The store's database server cannot be reached, or the connection to it was lost
+        /// (a PostgreSQL store): trying again later may help.
+        case storeUnreachable
         /// No photo, region or user has that id or name.
         case notFound
         /// A name that several regions share.

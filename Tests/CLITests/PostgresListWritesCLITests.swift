@@ -118,6 +118,9 @@ struct PostgresListWritesCLITests {
         let recents = try #require(try tool.runWithoutStore(["--store", database, "--json", "recents"]).json as? [[String: Any]])
         #expect(recents.first?["id"] as? String == photos[1])
         #expect(try tool.runWithoutStore(["--store", database, "check"]).stdout == "ok\n")
+        // A role the server does not know will not pass by waiting: status 1, not 75.
+        let stranger = try tool.runWithoutStore(["--store", database.replacingOccurrences(of: "postgres@", with: "nobody@"), "regions"])
+        #expect(stranger.status == 1 && stranger.stderr.contains("nobody"), "\(stranger.stderr)")
     }
 
     @Test("users add, token --rotate and remove on PostgreSQL: a token shown once works, the old one stops, a removed user's lists go")
