@@ -78,7 +78,7 @@ extension GalleryReading {
         if loose.count == 1, let only = loose.first { return only }
         if loose.count > 1 {
             throw GalleryError(.ambiguous, "\(loose.count) regions are called \"\(query)\": "
-                               + loose.map { "\($0.placeID) (\($0.name))" }.joined(separator: ", "), hint: "give an id")
+                               + loose.map { "\($0.placeID) (\"\($0.name)\", \($0.country ?? "no country"))" }.joined(separator: ", "), hint: "give an id")
         }
         let suggestions = Gallery.closest(to: folded, among: Array(Set(all.map(\.name))), count: 3)
         throw GalleryError(.notFound, "no region is called \"\(query)\"",

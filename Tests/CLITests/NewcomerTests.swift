@@ -226,6 +226,9 @@ struct NewcomerTests {
         #expect(near.status == 1 && near.stderr.contains("did you mean \"Yucatán\"?"), "\(near.stderr)")
         let shared = try tool.run(["photos", "--region", "Limburg"])
         #expect(shared.status == 1 && shared.stderr.contains("2 regions are called \"Limburg\"") && shared.stderr.contains("give an id"))
+        // Found ignoring case: each is named with its country too, which tells them apart.
+        let sharedLoosely = try tool.run(["photos", "--region", "limburg"])
+        #expect(sharedLoosely.status == 1 && sharedLoosely.stderr.contains("Netherlands") && sharedLoosely.stderr.contains("Belgium"), "\(sharedLoosely.stderr)")
     }
 
     @Test("Errors name the cause and the path in words, and photos by their Flickr id")
