@@ -116,7 +116,11 @@ struct Table {
                 let cell = columns[column].kind == .text ? Self.truncate(row[column], to: widths[column]) : row[column]
                 return columns[column].kind == .number ? Self.padLeft(cell, to: widths[column]) : Self.pad(cell, to: widths[column])
             }
-            lines.append(cells.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
+            // Trailing padding dropped by hand: a regular expression's `\s+$` rescans each
+            // run of padding inside the line, which is quadratic in a long title's width.
+            var line = cells.joined(separator: "  ")
+            while let last = line.last, last.isWhitespace { line.removeLast() }
+            lines.append(line)
         }
         return lines.joined(separator: "\n") + "\n"
     }
