@@ -55,12 +55,20 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// (libpq's connection messages are read: this program runs in the C locale, so they
     /// are libpq's English ones.)
     public var isTransientConnectionFailure: Bool {
-        if kind == .connectionLost { return true }
+        if isConnectionGone { return true }
         guard kind == .cannotConnect else { return false }
         let passing = ["Connection refused", "timeout expired", "timed out", "No route to host", "Network is unreachable",
                        "the database system is starting up", "the database system is shutting down", "in recovery mode",
+                       "not yet accepting connections", "not accepting connections", "because of crash of another server process",
                        "server closed the connection unexpectedly", "too many clients", "Temporary failure in name resolution"]
         return passing.contains { message.localizedCaseInsensitiveContains($0) }
+    }
+
+    /// The session ended under a statement: the connection was lost, or the server ended
+    /// the session (57P01 administrator command, 57P02 crash of another process, 57P03
+    /// not taking connections now, class 08 connection exceptions).
+    public var isConnectionGone: Bool {
+        kind == .connectionLost || ["57P01", "57P02", "57P03"].contains(sqlState ?? "") || sqlState?.hasPrefix("08") == true
     }
 
     /// A unique constraint was violated (23505).

@@ -133,6 +133,30 @@ public enum PostgresLocation {
         return keywords
     }()
 
+    /// `text` as a message may show it: every PostgreSQL URL in it redacted
+    /// (`redactingURLs`), the password of any other URL's user information
+    /// (`mysql://u:***@h`), and `password=` keywords (a key=value string taken for a path).
+    public static func redactingSecrets(in text: String) -> String {
+        redactedKeywords(redactingUserPasswords(in: redactingURLs(in: text)))
+    }
+
+    /// `text` with the password of every `scheme://user:password@` in it replaced by `***`.
+    static func redactingUserPasswords(in text: String) -> String {
+        var output = ""
+        var rest = Substring(text)
+        while let separator = rest.range(of: "://") {
+            let word = rest[separator.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" && $0 != "'" }
+            output += rest[..<separator.upperBound]
+            if let at = word.lastIndex(of: "@"), let colon = word[..<at].firstIndex(of: ":"), word[word.index(after: colon)..<at] != "***" {
+                output += word[...colon] + "***" + word[at...]
+            } else {
+                output += word
+            }
+            rest = rest[word.endIndex...]
+        }
+        return output + rest
+    }
+
     /// `text` with every PostgreSQL URL in it (a word beginning `postgresql://` or
     /// `postgres://`, in any case, up to white space or a quote) redacted: for messages
     /// that quote what a person typed, such as an unknown option's word.

@@ -85,7 +85,7 @@ extension Gallery {
             switch (error.kind, error.underlying) {
             case (.noStore, _): throw GalleryError(.noStore, error.message, hint: "run `topregions migrate --store URL` or `topregions copy --to URL` first")
             case (.busy, _): throw GalleryError(.busy(pid: nil), error.message)
-            case (_, let underlying?) where underlying.kind == .connectionLost:
+            case (_, let underlying?) where underlying.isConnectionGone:
                 throw GalleryError(.storeUnreachable, error.message,
                                    hint: "the connection went during the command: a change it was making may or may not have been made; look, then try again")
             case (_, let underlying?) where underlying.isTransientConnectionFailure:

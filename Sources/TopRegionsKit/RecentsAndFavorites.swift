@@ -54,13 +54,17 @@ extension GalleryWriting {
                 let flickrID = try transaction.fetchOne(PhotoRecord.self, id: photoID)?.flickrID ?? "with row id \(photoID)"
                 throw GalleryError(.notAFavorite, "photo \(flickrID) is not a favorite")
             }
-            try transaction.delete(favorite)
-            // Rows written in id order: two writers of one list on PostgreSQL then wait for
-            // each other's rows in the same order, and never deadlock.
-            for var later in try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("displayOrder") > favorite.displayOrder,
-                                                   sortedBy: [SortKey("id")]) {
-                later.displayOrder -= 1
-                try transaction.update(later)
+            // Every row written (the one deleted among those renumbered) in id order: two
+            // writers of one list on PostgreSQL then wait for each other's rows in the same
+            // order, and never deadlock.
+            let later = try transaction.fetch(FavoriteRecord.self, where: Key("user") == userID && Key("displayOrder") > favorite.displayOrder)
+            for var row in ([favorite] + later).sorted(by: { ($0.id ?? 0) < ($1.id ?? 0) }) {
+                guard row.id != favorite.id else {
+                    try transaction.delete(favorite)
+                    continue
+                }
+                row.displayOrder -= 1
+                try transaction.update(row)
             }
         }
     }

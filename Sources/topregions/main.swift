@@ -8,7 +8,7 @@ let version = "0.3.0"
 /// Prints the message (and, for a usage error, the usage line) on stderr and exits.
 func fail(_ message: String, code: Int32, usageHint: String? = nil) -> Never {
     // A URL a person typed may be quoted back (an unknown option's word): never its password.
-    StandardStreams.err(Data("topregions: \(TerminalText.escape(PostgresLocation.redactingURLs(in: message)))\n".utf8))
+    StandardStreams.err(Data("topregions: \(TerminalText.escape(PostgresLocation.redactingSecrets(in: message)))\n".utf8))
     if let usageHint { StandardStreams.err(Data(usageHint.utf8)) }
     exit(code)
 }

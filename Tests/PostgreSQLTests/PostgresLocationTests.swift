@@ -82,4 +82,30 @@ struct PostgresLocationTests {
         let shown = PostgresLocation.redactingURLs(in: message)
         #expect(shown == "unknown option --stor=postgresql://tr:***@x/conc; unexpected argument \"POSTGRES://u:***@h/d\" and postgresql://a@b ok")
     }
+
+    @Test("Other secrets a message may quote are redacted: another scheme's password, a key=value password taken for a path")
+    func otherSecretsInMessages() {
+        #expect(PostgresLocation.redactingSecrets(in: "--rate-ledger must be a postgresql:// URL, not mysql://alice:PWX1@h:1/g")
+                == "--rate-ledger must be a postgresql:// URL, not mysql://alice:***@h:1/g")
+        #expect(PostgresLocation.redactingSecrets(in: "no store at /tmp/host=h port=1 user=alice password=PWXk dbname=g1; run sync")
+                == "no store at /tmp/host=h port=1 user=alice password=*** dbname=g1; run sync")
+        #expect(PostgresLocation.redactingSecrets(in: "see https://example.org/a?b=c and postgresql://u:p@h/d")
+                == "see https://example.org/a?b=c and postgresql://u:***@h/d")
+    }
+
+    @Test("Connection failures that may pass are told from those that will not, by libpq's words or the server's SQLSTATE")
+    func transientConnectionFailures() {
+        let passing = ["connection to server at \"h\", port 1 failed: Connection refused", "timeout expired",
+                       "FATAL:  the database system is not yet accepting connections", "FATAL:  the database system is starting up",
+                       "FATAL:  terminating connection because of crash of another server process", "FATAL:  sorry, too many clients already"]
+        for message in passing { #expect(PostgresError(.cannotConnect, message).isTransientConnectionFailure, "\(message)") }
+        for message in ["FATAL:  password authentication failed for user \"a\"", "FATAL:  database \"x\" does not exist",
+                        "FATAL:  role \"nobody\" does not exist", "invalid integer value \"x\" for connection option \"port\""] {
+            #expect(!PostgresError(.cannotConnect, message).isTransientConnectionFailure, "\(message)")
+        }
+        #expect(PostgresError(.server, "terminating connection due to administrator command", sqlState: "57P01").isConnectionGone)
+        #expect(PostgresError(.server, "x", sqlState: "08006").isTransientConnectionFailure)
+        #expect(!PostgresError(.server, "division by zero", sqlState: "22012").isTransientConnectionFailure)
+        #expect(PostgresError(.connectionLost, "lost").isConnectionGone)
+    }
 }
