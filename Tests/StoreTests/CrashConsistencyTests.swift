@@ -94,12 +94,20 @@ struct CrashConsistencyTests {
         let store = try PostgresRecordStore(database)
         defer { store.close() }
         let batches = try store.read { try $0.rows("SELECT batch, count(*) FROM Entry GROUP BY batch") }
+        _ = checkBatches(batches, reportedCommitted: reportedCommitted, context: context)
+    }
+
+    /// Checks the stored batches (rows of batch, count): none partial, none reported
+    /// committed missing, numbered 1, 2, 3… (one may be committed but not yet reported).
+    /// Returns the batches present.
+    private func checkBatches(_ batches: [Row], reportedCommitted: Set<Int64>, context: String) -> Set<Int64> {
         let present = Set(batches.compactMap { $0[0].int64 })
         let partial = batches.filter { $0[1].int64 != Int64(TestSchema.partsPerBatch) }
         #expect(partial.isEmpty, "\(context): partial batches \(partial.map { $0[0] })")
         let lost = reportedCommitted.subtracting(present)
         #expect(lost.isEmpty, "\(context): committed batches missing \(lost.sorted())")
         #expect(present.isEmpty || present == Set(1...Int64(present.count)), "\(context): batches are not contiguous")
+        return present
     }
 
     private func verify(path: String, reportedCommitted: Set<Int64>, round: Int, seed: UInt64) throws {
@@ -111,13 +119,7 @@ struct CrashConsistencyTests {
             let batches = try context.rows("SELECT batch, count(*), group_concat(id) FROM Entry GROUP BY batch")
             return (batches, try context.scalar("SELECT count(*) FROM store_history")?.int64 ?? -1)
         }
-        let present = Set(batches.compactMap { $0[0].int64 })
-        let partial = batches.filter { $0[1].int64 != Int64(TestSchema.partsPerBatch) }
-        #expect(partial.isEmpty, "\(context): partial batches \(partial.map { $0[0] })")
-        let lost = reportedCommitted.subtracting(present)
-        #expect(lost.isEmpty, "\(context): committed batches missing \(lost.sorted())")
-        // Batches are numbered 1, 2, 3…: one may be committed but not yet reported.
-        #expect(present.isEmpty || present == Set(1...Int64(present.count)), "\(context): batches are not contiguous")
+        let present = checkBatches(batches, reportedCommitted: reportedCommitted, context: context)
         #expect(historyEntries == Int64(present.count), "\(context): \(historyEntries) history entries for \(present.count) transactions")
         // Each history entry names exactly the rows of one batch.
         let history = try store.history(since: 0)
