@@ -65,7 +65,7 @@ public struct PostgresResult: Sendable {
     }
 
     /// A `bytea` in PostgreSQL's hex output (`\x0a0b`) as bytes; nil when it is not that.
-    public static func decodeHex(_ text: String) -> [UInt8]? {
+    static func decodeHex(_ text: String) -> [UInt8]? {
         var text = text
         return text.withUTF8 { decodeHex($0) }
     }

@@ -40,59 +40,35 @@ final class PostgresQueryRunner: QueryRunner {
 
 /// PostgreSQL's values as the store's, and back.
 public enum PostgresRows {
-    /// A row of a result (text format) as the store's values, by each column's type:
-    /// integers, reals (`numeric` too: an integer when whole and in range), booleans as
-    /// 0 and 1 (as SQLite holds them), `bytea` as bytes, anything else as text.
-    public static func values(of result: PostgresResult, row: Int) throws -> [SQLValue] {
-        try zip(result.rows[row], result.columnTypes).enumerated().map { column, cell in
-            try value(cell.0, type: cell.1, column: result.columns[column])
+    /// Every row of a query without parameters as the store's values (`value(_:column:)`).
+    public static func values(of sql: String, on connection: PostgresConnection) throws -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
+        try connection.query(sql) { cursor in
+            rows.append(try cursor.columns.indices.map { try value(cursor, column: $0) })
         }
+        return rows
     }
 
-    /// The cursor's current value in `column`, as `values(of:row:)` reads it.
+    /// The cursor's current value in `column` as the store's, by the column's type:
+    /// integers, reals (`numeric` too: an integer when whole and in range), booleans as
+    /// 0 and 1 (as SQLite holds them), `bytea` as bytes, anything else as text.
     static func value(_ cursor: PostgresCursor, column: Int) throws -> SQLValue {
         if cursor.isNull(column) { return .null }
         let type = cursor.columnTypes[column]
         let read: SQLValue?
         switch type {
-        case 20, 21, 23, 26: read = cursor.integer(column).map(SQLValue.integer)
-        case 700, 701: read = cursor.real(column).map(SQLValue.real)
-        case 1700: read = cursor.integer(column).map(SQLValue.integer) ?? cursor.real(column).map(SQLValue.real)
-        case 16: read = cursor.text(column).flatMap { $0 == "t" ? .integer(1) : $0 == "f" ? .integer(0) : nil }
-        case 17: read = cursor.bytes(column).map(SQLValue.blob)
+        case 20, 21, 23, 26: read = cursor.integer(column).map(SQLValue.integer)  // bigint, smallint, integer, oid
+        case 700, 701: read = cursor.real(column).map(SQLValue.real)  // real, double precision
+        case 1700: read = cursor.integer(column).map(SQLValue.integer) ?? cursor.real(column).map(SQLValue.real)  // numeric (sum() of bigints)
+        case 16: read = cursor.text(column).flatMap { $0 == "t" ? .integer(1) : $0 == "f" ? .integer(0) : nil }  // boolean
+        case 17: read = cursor.bytes(column).map(SQLValue.blob)  // bytea, in hex output
         default: return .text(cursor.text(column) ?? "")
         }
-        guard let read else { throw unreadable(cursor.text(column) ?? "", type: type, column: cursor.columns[column]) }
-        return read
-    }
-
-    private static func unreadable(_ text: String, type: UInt32, column: String) -> StoreError {
-        StoreError(.decoding, "Column \(column) holds \(text.prefix(40).debugDescription), which is not of its type (PostgreSQL type \(type))")
-    }
-
-    /// Every row of `result` as the store's values.
-    public static func values(of result: PostgresResult) throws -> [[SQLValue]] {
-        try result.rows.indices.map { try values(of: result, row: $0) }
-    }
-
-    private static func value(_ text: String?, type: UInt32, column: String) throws -> SQLValue {
-        guard let text else { return .null }
-        switch type {
-        case 20, 21, 23, 26:  // bigint, smallint, integer, oid
-            if let integer = Int64(text) { return .integer(integer) }
-        case 700, 701:  // real, double precision
-            if let real = Double(text) { return .real(real) }
-        case 1700:  // numeric (what sum() of bigints gives)
-            if let integer = Int64(text) { return .integer(integer) }
-            if let real = Double(text) { return .real(real) }
-        case 16:  // boolean
-            if text == "t" || text == "f" { return .integer(text == "t" ? 1 : 0) }
-        case 17:  // bytea, in hex output
-            if let bytes = PostgresResult.decodeHex(text) { return .blob(bytes) }
-        default:
-            return .text(text)
+        guard let read else {
+            let text = cursor.text(column) ?? ""
+            throw StoreError(.decoding, "Column \(cursor.columns[column]) holds \(text.prefix(40).debugDescription), which is not of its type (PostgreSQL type \(type))")
         }
-        throw unreadable(text, type: type, column: column)
+        return read
     }
 
     /// A store's value as a statement's parameter.

@@ -226,7 +226,7 @@ struct QueryBuilder {
             case .equal: return notDistinct(leftColumn.expression, rightColumn.expression)
             case .notEqual: return distinct(leftColumn.expression, rightColumn.expression)
             default:
-                let collation = textCollation(leftColumn, comparison).isEmpty ? textCollation(rightColumn, comparison) : textCollation(leftColumn, comparison)
+                let collation = textCollation(leftColumn.isText ? leftColumn : rightColumn, comparison)
                 return "\(leftColumn.expression)\(collation) \(comparison.rawValue) \(rightColumn.expression)"
             }
         case .isIn(let keyPath, let values):

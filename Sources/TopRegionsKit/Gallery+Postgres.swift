@@ -35,7 +35,7 @@ extension Gallery {
         try store.requireCurrent()
         let differences = try store.schemaDifferences()
         if !differences.isEmpty { return differences }
-        let rows = { (sql: String) in try PostgresRows.values(of: try store.connection.query(sql)) }
+        let rows = { (sql: String) in try PostgresRows.values(of: sql, on: store.connection) }
         var problems = try RegionCounts.check(rows: rows) + (try photosAwayFromTheirPlaces(rows: rows))
         let stale = try store.staleSortKeys()
         if !stale.isEmpty {
@@ -56,7 +56,7 @@ extension Gallery {
         try store.requireIntact()
         try store.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? store.connection.execute("ROLLBACK") }
-        return try status(now: now, syncRunning: false) { try PostgresRows.values(of: try store.connection.query($0)) }
+        return try status(now: now, syncRunning: false) { try PostgresRows.values(of: $0, on: store.connection) }
     }
 
     /// Runs `body` on the PostgreSQL store at `location`, closing it after; its errors
