@@ -33,17 +33,20 @@ extension PostgresConnection {
     /// one when none has. The wait sleeps in `poll(2)` on the connection's socket, so an
     /// idle listener uses no CPU. Throws `connectionLost` when the connection is gone
     /// (server restart, network cut, terminated backend): `reconnect()` and listen again.
-    public func notifications(waitingUpTo timeout: TimeInterval) throws -> [PostgresNotification] {
+    /// The wait also ends, with what has arrived, when `wakeDescriptor` (a pipe's read end,
+    /// say) becomes readable: another thread's way to stop a listener.
+    public func notifications(waitingUpTo timeout: TimeInterval, wakeDescriptor: Int32? = nil) throws -> [PostgresNotification] {
         let connection = try open()
         guard PQconsumeInput(connection) == 1 else { throw connectionError() }
         var arrived = drainNotifications(connection)
         if !arrived.isEmpty || timeout <= 0 { return arrived }
         let socket = PQsocket(connection)
         guard socket >= 0 else { throw connectionError() }
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        var descriptors = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+        if let wakeDescriptor { descriptors.append(pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)) }
         let milliseconds = Int32(clamping: Int((min(timeout, 86_400) * 1000).rounded(.up)))
-        let ready = poll(&descriptor, 1, milliseconds)
-        if ready > 0 {
+        let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+        if ready > 0 && descriptors[0].revents != 0 {
             guard PQconsumeInput(connection) == 1, PQstatus(connection) == CONNECTION_OK else { throw connectionError() }
             arrived = drainNotifications(connection)
         }

@@ -31,10 +31,9 @@ final class PostgresQueryRunner: QueryRunner {
         }
     }
 
-    /// The PostgreSQL store keeps no change history yet: nothing can be observed from a
-    /// token, so none is given.
+    /// The newest commit's token, in the transaction's snapshot.
     func currentToken() throws -> Int64 {
-        throw StoreError(.invalidRequest, "a PostgreSQL store keeps no change history yet: its changes cannot be observed")
+        try PostgresHistory.currentToken(on: connection)
     }
 }
 

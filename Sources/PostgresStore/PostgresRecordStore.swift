@@ -1,35 +1,69 @@
 import Foundation
 import PostgreSQL
 import Store
+import Synchronization
 
-/// The PostgreSQL store read and written through fetch requests and records, as the SQLite
-/// store is. Each `read` is one repeatable-read, read-only transaction, so its queries see
-/// one snapshot; each `write` one serializable transaction, so writers on any number of
-/// hosts act as if one at a time. A write PostgreSQL could not serialize (another
-/// session's write conflicted) or a deadlock is run again from the start, a bounded number
-/// of times (`PostgresConnection.transaction`): its body must do nothing but its writes.
+/// The PostgreSQL store read and written through fetch requests and records, and its
+/// commits followed, as the SQLite store's are. Each `read` is one repeatable-read,
+/// read-only transaction, so its queries see one snapshot; each `write` one serializable
+/// transaction, so writers on any number of hosts act as if one at a time. A write
+/// PostgreSQL could not serialize (another session's write conflicted) or a deadlock is
+/// run again from the start, a bounded number of times (`PostgresConnection.transaction`):
+/// its body must do nothing but its writes.
 ///
-/// One connection; calls from several threads take turns.
-public final class PostgresRecordStore: StoreWriting, @unchecked Sendable {
+/// Every write that changed something appends its change set to the history and sends
+/// its token on the history's channel in the same transaction (`PostgresHistory`); an
+/// observer in any process on any host hears of it through `LISTEN`
+/// (`PostgresCommitListener`) and reads it from the history, exactly once, in token order.
+///
+/// One connection for reads and writes (calls from several threads take turns), made
+/// again when it was lost between transactions; observing adds a listening connection.
+public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
+    /// Identifies this store object in the history, as `Store.origin` does.
+    public let origin = UUID().uuidString
+    public var schema: Schema { store.schema.schema }
+
     private let store: PostgresStore
     private let runner: PostgresQueryRunner
-    private let lock = NSLock()
+    private let lock = NSRecursiveLock()
+    private let notifier: ChangeNotifier
+    /// The server process of the connection whose session was prepared for writing (its
+    /// table of changed rows made, recording turned on); another one after a reconnect.
+    private var preparedSession: Int32 = 0
+    private let lastHistoryTrim = Mutex<Date>(.distantPast)
+    /// How long the history keeps an entry.
+    public let historyRetention: TimeInterval
 
     /// Reads and writes `store`, which must hold this program's schema as it made it (else
     /// it throws, as `PostgresStore.requireIntact` does). Closing it closes the store.
-    public init(_ store: PostgresStore) throws {
+    public init(_ store: PostgresStore, historyRetention: TimeInterval = StoreConfiguration().historyRetention) throws {
         try store.requireIntact()
         self.store = store
+        self.historyRetention = historyRetention
         runner = PostgresQueryRunner(connection: store.connection, schema: store.schema)
+        let reference = WeakReference<PostgresRecordStore>()
+        notifier = ChangeNotifier(origin: origin, history: HistorySource(
+            entries: { token in try reference.value?.history(since: token) ?? [] },
+            currentToken: { try reference.value?.currentToken() ?? 0 }))
+        notifier.remoteSource = PostgresCommitListener(location: store.location)
+        reference.value = self
     }
 
+    deinit { notifier.stop() }
+
     public func read<T>(_ body: (ReadContext) throws -> T) throws -> T {
+        try snapshot { try body(ReadContext(runner: runner, schema: schema)) }
+    }
+
+    /// Runs `body` in one repeatable-read, read-only transaction.
+    private func snapshot<T>(_ body: () throws -> T) throws -> T {
         try lock.withLock {
+            try store.reconnectIfLost()
             let connection = store.connection
             do {
                 try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 defer { if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") } }
-                let value = try body(ReadContext(runner: runner, schema: store.schema.schema))
+                let value = try body()
                 try connection.execute("COMMIT")
                 return value
             } catch let error as PostgresError {
@@ -42,22 +76,137 @@ public final class PostgresRecordStore: StoreWriting, @unchecked Sendable {
     /// processes changing one user's list at the same moment (each try pauses up to 0.1 s).
     public static let writeAttempts = 16
 
-    /// `author` is not kept: the PostgreSQL store keeps no change history yet.
     @discardableResult
     public func write<T>(author: String?, _ body: (Transaction) throws -> T) throws -> T {
-        try lock.withLock {
+        try commit(author: author, body).value
+    }
+
+    /// `write`, also returning the commit's history token (nil when nothing changed). The
+    /// commit is delivered to this store's observers before it returns.
+    @discardableResult
+    public func commit<T>(author: String?, _ body: (Transaction) throws -> T) throws -> Commit<T> {
+        defer { notifier.deliverPending() }
+        let (value, entry) = try lock.withLock { () -> (T, HistoryEntry?) in
+            try store.reconnectIfLost()
+            try prepareSessionForWriting()
             do {
-                return try store.connection.transaction(.serializable, attempts: Self.writeAttempts) { _ in
-                    try body(Transaction(runner: runner, schema: store.schema.schema))
+                let committed = try store.connection.transaction(.serializable, attempts: Self.writeAttempts) { connection in
+                    let value = try body(Transaction(runner: runner, schema: schema))
+                    let changes = try PostgresHistory.pendingChanges(schema: schema, on: connection)
+                    guard !changes.isEmpty else { return (value, HistoryEntry?.none) }
+                    return (value, try PostgresHistory.append(changes, origin: origin, author: author, on: connection))
                 }
+                if let entry = committed.1 { notifier.enqueueLocal(entry) }
+                trimHistoryIfDue()
+                return committed
             } catch let error as PostgresError {
                 throw PostgresStoreError(error, doing: "cannot write to", location: store.redactedLocation)
             }
         }
+        return Commit(value: value, token: entry?.token)
     }
 
-    /// Closes the connection: later calls throw.
+    private func prepareSessionForWriting() throws {
+        let session = store.connection.backendProcessID
+        guard session != preparedSession else { return }
+        try PostgresStoreError.wrapping("cannot write to", location: store.redactedLocation) {
+            try store.connection.execute(PostgresHistorySchema.sessionStatements)
+        }
+        preparedSession = session
+    }
+
+    /// Trims the history at most once a minute, after a commit; a failure is left for the
+    /// next time (the entries are only kept longer).
+    private func trimHistoryIfDue() {
+        let now = Date()
+        let due = lastHistoryTrim.withLock { last in
+            guard now.timeIntervalSince(last) >= 60 else { return false }
+            last = now
+            return true
+        }
+        if due { _ = try? trimHistory(before: now.addingTimeInterval(-historyRetention)) }
+    }
+
+    // MARK: History and observation
+
+    public func observe(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> StoreObservation {
+        StoreObservation(notifier: notifier, id: notifier.addObserver(handler))
+    }
+
+    public func currentToken() throws -> Int64 {
+        try snapshot { try PostgresHistory.currentToken(on: store.connection) }
+    }
+
+    public func history(since token: Int64) throws -> [HistoryEntry] {
+        try snapshot { try PostgresHistory.entries(since: token, on: store.connection) }
+    }
+
+    /// Deletes history committed before `date`. Returns how many entries were deleted.
+    @discardableResult
+    public func trimHistory(before date: Date) throws -> Int {
+        try lock.withLock {
+            try store.reconnectIfLost()
+            return try PostgresStoreError.wrapping("cannot trim the history of", location: store.redactedLocation) {
+                try store.connection.transaction(.readCommitted) { try PostgresHistory.trim(before: date, on: $0) }
+            }
+        }
+    }
+
+    /// How many observers are registered (for leak checks).
+    public var observerCount: Int { notifier.observerCount }
+
+    // MARK: Cache
+
+    public func cachedValue(named name: String) throws -> CachedValue? {
+        try snapshot {
+            var value: CachedValue?
+            try store.connection.query("SELECT fingerprint, token, data FROM \(PostgresHistorySchema.cache) WHERE name = $1",
+                                       [.text(name)]) { cursor in
+                value = CachedValue(fingerprint: cursor.text(0) ?? "", token: cursor.integer(1) ?? 0, data: cursor.bytes(2) ?? [])
+            }
+            return value
+        }
+    }
+
+    public func setCachedValue(_ value: CachedValue, named name: String) throws {
+        try maintain("cannot keep a cached value in") { connection in
+            try connection.query("""
+                INSERT INTO \(PostgresHistorySchema.cache) (name, fingerprint, token, data) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, token = excluded.token, data = excluded.data
+                """, [.text(name), .text(value.fingerprint), .integer(value.token), .bytes(value.data)])
+        }
+    }
+
+    public func deleteCachedValue(named name: String) throws {
+        try maintain("cannot delete a cached value from") { connection in
+            try connection.query("DELETE FROM \(PostgresHistorySchema.cache) WHERE name = $1", [.text(name)])
+        }
+    }
+
+    /// Writes bookkeeping nobody observes, in a transaction of its own.
+    private func maintain(_ doing: String, _ body: (PostgresConnection) throws -> Void) throws {
+        try lock.withLock {
+            try store.reconnectIfLost()
+            try PostgresStoreError.wrapping(doing, location: store.redactedLocation) {
+                try store.connection.transaction(.readCommitted, body)
+            }
+        }
+    }
+
+    /// Closes the connection (and stops observing): later calls throw.
     public func close() {
+        notifier.stop()
         lock.withLock { store.close() }
+    }
+}
+
+/// A reference that does not keep its object alive, for closures made before it exists.
+private final class WeakReference<Object: AnyObject>: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var object: Object?
+
+    var value: Object? {
+        get { lock.withLock { object } }
+        set { lock.withLock { object = newValue } }
     }
 }

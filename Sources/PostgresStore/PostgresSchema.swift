@@ -16,7 +16,13 @@ public struct PostgresSchema: Sendable {
     public let migrationNames: [String]
 
     /// The PostgreSQL store's own migrations, applied after the program's.
-    static let ownMigrations = ["postgres-store.v1.tables"]
+    static let ownMigrations = ["postgres-store.v1.tables", PostgresHistorySchema.migration]
+
+    /// The statements of each of the store's own migrations after the first, which a
+    /// store of an older version of this program gets from `migrate`.
+    func upgradeStatements(_ migration: String) -> [String]? {
+        migration == PostgresHistorySchema.migration ? PostgresHistorySchema.createStatements(self) : nil
+    }
 
     /// `sortKeyAttributes` must name text attributes of the schema's entities; every text
     /// attribute in an index ordered by `localizedStandard` gets a key whether named or not.
@@ -67,10 +73,12 @@ public struct PostgresSchema: Sendable {
     }
 
     /// Every statement that creates the store in an empty database, in order: tables, then
-    /// foreign keys (tables refer to each other in both directions), then indexes.
+    /// foreign keys (tables refer to each other in both directions), then indexes, then
+    /// the change history.
     func createStatements() -> [String] {
         let tables = tables()
         return tables.map(Self.createTable) + tables.flatMap(Self.foreignKeys) + tables.flatMap(Self.indexes)
+            + PostgresHistorySchema.createStatements(self)
     }
 
     private static func createTable(_ table: PostgresTable) -> String {

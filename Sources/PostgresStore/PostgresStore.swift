@@ -14,6 +14,10 @@ public final class PostgresStore {
     public let schema: PostgresSchema
     /// The connection: for a program's own queries of the store (`check`'s counts).
     public let connection: PostgresConnection
+    /// The location as given, password included: for the store's other connections (a
+    /// listener's). Never shown.
+    package let location: String
+    private let lockTimeout: TimeInterval
 
     /// How long a statement waits for a lock another session holds before it gives up
     /// (`busy`), unless told otherwise: as long as a SQLite store waits for another writer.
@@ -25,15 +29,38 @@ public final class PostgresStore {
     public init(location: String, schema: PostgresSchema, lockTimeout: TimeInterval = defaultLockTimeout) throws {
         redactedLocation = PostgresLocation.redacted(location)
         self.schema = schema
+        self.location = location
+        self.lockTimeout = lockTimeout
         connection = try PostgresStoreError.wrapping("cannot connect to", location: redactedLocation) {
             let connection = try PostgresConnection(location)
-            let milliseconds = Int(min(max(lockTimeout, 0.001), 86_400) * 1000)
-            try connection.execute("SET lock_timeout = \(milliseconds)")
+            try Self.configure(connection, lockTimeout: lockTimeout)
             return connection
         }
     }
 
-    public func close() { connection.close() }
+    private static func configure(_ connection: PostgresConnection, lockTimeout: TimeInterval) throws {
+        let milliseconds = Int(min(max(lockTimeout, 0.001), 86_400) * 1000)
+        try connection.execute("SET lock_timeout = \(milliseconds)")
+    }
+
+    /// Connects again when the connection was lost (a server restart, a network cut)
+    /// while no transaction was open; returns whether it did. A session's settings are
+    /// made again; its temporary tables and prepared statements are gone.
+    @discardableResult
+    package func reconnectIfLost() throws -> Bool {
+        guard !isClosed, !connection.isInTransaction, !connection.isAlive() else { return false }
+        try PostgresStoreError.wrapping("cannot connect to", location: redactedLocation) {
+            try connection.reconnect()
+            try Self.configure(connection, lockTimeout: lockTimeout)
+        }
+        return true
+    }
+
+    public func close() {
+        isClosed = true
+        connection.close()
+    }
+    private var isClosed = false
 
     /// What the database holds, as far as this program can tell.
     public enum State: Equatable, Sendable {
@@ -73,8 +100,9 @@ public final class PostgresStore {
         return missing.isEmpty ? .current : .older(missing: missing)
     }
 
-    /// Creates the store's tables in an empty database, or finds them current. Returns
-    /// whether it created them. Refuses a newer, older or foreign schema, changing nothing.
+    /// Creates the store's tables in an empty database, upgrades a store of an older
+    /// version of this program, or finds them current. Returns whether it changed anything.
+    /// Refuses a newer or foreign schema, or one it cannot upgrade, changing nothing.
     @discardableResult
     public func migrate() throws -> Bool {
         try PostgresStoreError.wrapping("cannot create the store in", location: redactedLocation) {
@@ -95,14 +123,25 @@ public final class PostgresStore {
             try schema.validateNames()
             try refuseEncoding()
             for statement in schema.createStatements() { try connection.execute(statement) }
-            let now = Date().timeIntervalSince1970
-            for name in schema.migrationNames {
-                try connection.query("INSERT INTO \(PostgresSchema.identifier(PostgresSchema.bookkeepingTable)) (name, applied_at) VALUES ($1, $2)",
-                                     [.text(name), .real(now)])
+            try recordApplied(schema.migrationNames)
+            return true
+        case .older(let missing) where missing.allSatisfy({ schema.upgradeStatements($0) != nil }):
+            for migration in missing {
+                for statement in schema.upgradeStatements(migration) ?? [] { try connection.execute(statement) }
             }
+            try recordApplied(missing)
+            try requireIntact()
             return true
         case let other:
             throw refusal(other)
+        }
+    }
+
+    private func recordApplied(_ migrations: [String]) throws {
+        let now = Date().timeIntervalSince1970
+        for name in migrations {
+            try connection.query("INSERT INTO \(PostgresSchema.identifier(PostgresSchema.bookkeepingTable)) (name, applied_at) VALUES ($1, $2)",
+                                 [.text(name), .real(now)])
         }
     }
 
@@ -130,6 +169,9 @@ public final class PostgresStore {
         case .newer(let unknown):
             return PostgresStoreError(.newerSchema, "the store in \(redactedLocation) was written by a newer version of the program "
                                       + "(it has applied \(unknown.joined(separator: ", "))); upgrade this one to use it")
+        case .older(let missing) where missing.allSatisfy({ schema.upgradeStatements($0) != nil }):
+            return PostgresStoreError(.olderSchema, "the store in \(redactedLocation) was written by an older version of the program "
+                                      + "(it lacks \(missing.joined(separator: ", "))): run `topregions migrate` to upgrade it")
         case .older(let missing):
             return PostgresStoreError(.olderSchema, "the store in \(redactedLocation) was written by an older version of the program, "
                                       + "which this one cannot upgrade (it lacks \(missing.joined(separator: ", ")))")

@@ -86,7 +86,7 @@ struct QueryPlan {
     }
 
     /// The root objects a commit may have moved, added, removed or changed.
-    func affectedIDs(by changes: ChangeSet, shown: ShownKeys, store: Store) throws -> AffectedIDs {
+    func affectedIDs(by changes: ChangeSet, shown: ShownKeys, store: any StoreReading) throws -> AffectedIDs {
         var affected = AffectedIDs()
         let root = changes[rootEntity.name]
         affected.all.formUnion(root.inserted)

@@ -19,7 +19,7 @@ import Store
 /// `@unchecked Sendable`: all mutable state is guarded by `lock`.
 public final class ResultsController<R: Record>: @unchecked Sendable {
     /// The store the controller fetches from and follows.
-    public let store: Store
+    public let store: any ObservableStore
     /// The fetch request the results come from; `setRequest` replaces it.
     public private(set) var request: FetchRequest
     /// The key path whose value groups the results into sections; nil: one section.
@@ -98,7 +98,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     /// to-one relationships, and must be what the first sort key orders by). Throws when
     /// the request has no sort key, when the first sort key does not order by the section
     /// key, or when a key path does not fit the schema.
-    public init(store: Store, request: FetchRequest, sectionKeyPath: String? = nil, undisplayedKeys: Set<String> = [],
+    public init(store: any ObservableStore, request: FetchRequest, sectionKeyPath: String? = nil, undisplayedKeys: Set<String> = [],
                 displayedKeys: Set<String>? = nil, cacheName: String? = nil, deliveryQueue: DispatchQueue? = nil) throws {
         guard request.entityName == R.entity.name else {
             throw ResultsControllerError(.wrongEntity, "The request fetches \(request.entityName), but the controller shows \(R.entity.name)")
@@ -199,7 +199,7 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     }
 
     /// Forgets a cache by name.
-    public static func deleteCache(named name: String, in store: Store) throws {
+    public static func deleteCache(named name: String, in store: any ObservableStore) throws {
         try store.deleteCachedValue(named: name)
     }
 

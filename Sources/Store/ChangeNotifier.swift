@@ -1,11 +1,17 @@
 import Foundation
 
 /// Where the notifier reads commits it has not been handed: the store's history.
-struct HistorySource: Sendable {
+package struct HistorySource: Sendable {
     /// The entries after a token, oldest first; throws `historyTrimmed` when some are gone.
-    var entries: @Sendable (_ since: Int64) throws -> [HistoryEntry]
+    package var entries: @Sendable (_ since: Int64) throws -> [HistoryEntry]
     /// The newest token.
-    var currentToken: @Sendable () throws -> Int64
+    package var currentToken: @Sendable () throws -> Int64
+
+    package init(entries: @escaping @Sendable (_ since: Int64) throws -> [HistoryEntry],
+                 currentToken: @escaping @Sendable () throws -> Int64) {
+        self.entries = entries
+        self.currentToken = currentToken
+    }
 }
 
 /// Keeps the observers and hands each of them every commit exactly once, in token order.
@@ -20,7 +26,7 @@ struct HistorySource: Sendable {
 /// `@unchecked Sendable`: the mutable state is guarded by `lock`; delivery is serialized by
 /// `deliveryLock` (recursive, so that a handler's own commit does not deadlock: the
 /// nested call returns at once and the outer delivery loop delivers that commit next).
-final class ChangeNotifier: @unchecked Sendable {
+package final class ChangeNotifier: @unchecked Sendable {
     private let lock = NSLock()
     private let deliveryLock = NSRecursiveLock()
     private var observers: [Int: @Sendable (StoreEvent) -> Void] = [:]
@@ -39,18 +45,18 @@ final class ChangeNotifier: @unchecked Sendable {
     private let origin: String
     private let history: HistorySource
     /// Watches for other processes' commits while anyone observes.
-    var remoteSource: RemoteCommitSource?
+    package var remoteSource: RemoteCommitSource?
 
-    init(origin: String, history: HistorySource) {
+    package init(origin: String, history: HistorySource) {
         self.origin = origin
         self.history = history
     }
 
-    var observerCount: Int {
+    package var observerCount: Int {
         lock.withLock { observers.count }
     }
 
-    func addObserver(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> Int {
+    package func addObserver(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> Int {
         // Read before registering: a commit after this read and before the registration is
         // found by the catch-up that the next commit's token gap (or the poller) causes.
         let isFirst = lock.withLock { observers.isEmpty }
@@ -69,7 +75,7 @@ final class ChangeNotifier: @unchecked Sendable {
         return id
     }
 
-    func removeObserver(_ id: Int) {
+    package func removeObserver(_ id: Int) {
         // Waiting for delivery to finish guarantees no callback runs after cancel returns
         // (unless cancel is called from inside a callback).
         deliveryLock.lock()
@@ -82,7 +88,7 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     /// A commit of this store object, called after it committed, in commit order.
-    func enqueueLocal(_ entry: HistoryEntry) {
+    package func enqueueLocal(_ entry: HistoryEntry) {
         lock.withLock {
             guard !observers.isEmpty else { return }
             pending.append(entry)
@@ -90,17 +96,17 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     /// Something may have been committed by another process: read the history next time.
-    func requestCatchUp() {
+    package func requestCatchUp() {
         lock.withLock { catchUpRequested = true }
     }
 
     /// A catch-up was asked for (or failed and waits to be tried again).
-    var wantsCatchUp: Bool {
+    package var wantsCatchUp: Bool {
         lock.withLock { catchUpRequested && !observers.isEmpty }
     }
 
     /// Delivers every pending event, oldest first.
-    func deliverPending() {
+    package func deliverPending() {
         deliveryLock.lock()
         defer { deliveryLock.unlock() }
         guard !isDelivering else { return }
@@ -191,7 +197,7 @@ final class ChangeNotifier: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    package func stop() {
         lock.withLock {
             stopped = true
             observers.removeAll()

@@ -7,7 +7,7 @@
 extension ChangeSet {
     static let encodingVersion: UInt8 = 1
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ByteWriter()
         writer.bytes.append(Self.encodingVersion)
         let names = entityNames
@@ -29,7 +29,7 @@ extension ChangeSet {
         return writer.bytes
     }
 
-    init(encoded bytes: [UInt8]) throws {
+    package init(encoded bytes: [UInt8]) throws {
         var reader = ByteReader(bytes: bytes)
         let version = try reader.byte()
         guard version == Self.encodingVersion else {

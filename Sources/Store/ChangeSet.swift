@@ -22,15 +22,15 @@ public struct ChangeSet: Sendable, Equatable {
     /// Every entity that has a change.
     public var entityNames: [String] { entities.filter { !$0.value.isEmpty }.keys.sorted() }
 
-    mutating func recordInsert(_ entity: String, _ id: Int64) {
+    package mutating func recordInsert(_ entity: String, _ id: Int64) {
         entities[entity, default: EntityChanges()].recordInsert(id)
     }
 
-    mutating func recordUpdate(_ entity: String, _ id: Int64, _ keys: some Sequence<String>) {
+    package mutating func recordUpdate(_ entity: String, _ id: Int64, _ keys: some Sequence<String>) {
         entities[entity, default: EntityChanges()].recordUpdate(id, keys)
     }
 
-    mutating func recordDelete(_ entity: String, _ id: Int64) {
+    package mutating func recordDelete(_ entity: String, _ id: Int64) {
         entities[entity, default: EntityChanges()].recordDelete(id)
     }
 

@@ -12,6 +12,14 @@ public struct HistoryEntry: Sendable, Equatable {
     public var author: String?
     /// What the transaction changed.
     public var changes: ChangeSet
+
+    package init(token: Int64, committedAt: Date, origin: String, author: String?, changes: ChangeSet) {
+        self.token = token
+        self.committedAt = committedAt
+        self.origin = origin
+        self.author = author
+        self.changes = changes
+    }
 }
 
 /// Reads and writes the history table on a connection.
@@ -73,6 +81,11 @@ public struct Commit<Value> {
     public var value: Value
     /// The commit's token; nil when the transaction changed nothing (no history entry).
     public var token: Int64?
+
+    package init(value: Value, token: Int64?) {
+        self.value = value
+        self.token = token
+    }
 }
 
 extension Commit: Sendable where Value: Sendable {}

@@ -16,7 +16,7 @@ public final class StoreObservation: Sendable {
     private let notifier: ChangeNotifier
     private let id: Int
 
-    init(notifier: ChangeNotifier, id: Int) {
+    package init(notifier: ChangeNotifier, id: Int) {
         self.notifier = notifier
         self.id = id
     }

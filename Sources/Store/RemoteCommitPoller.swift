@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// Tells a notifier when another process may have committed.
-protocol RemoteCommitSource: Sendable {
+package protocol RemoteCommitSource: Sendable {
     func start(_ notifier: ChangeNotifier)
     func stop()
 }

@@ -4,10 +4,10 @@ import ResultsController
 import Store
 
 // The gallery's lists followed live (`LiveList`), for `watch` and the HTTP change streams.
-extension Gallery {
+extension GalleryObserving {
     /// The top regions, live; rows ranked from 1. `byCountry`: every region, in a section
     /// per country, each row's `rank` its place within its country.
-    public func liveTopRegions(limit: Int = topRegionsLimit, byCountry: Bool = false) throws -> LiveList<RegionRow> {
+    public func liveTopRegions(limit: Int = Gallery.topRegionsLimit, byCountry: Bool = false) throws -> LiveList<RegionRow> {
         try live(topRegionsController(limit: limit, byCountry: byCountry, delivery: newDeliveryQueue("regions"))) { paths, controller in
             paths.compactMap { path in
                 (try? controller.object(at: path)).map { region in
@@ -26,10 +26,10 @@ extension Gallery {
             let records = paths.compactMap { try? controller.object(at: $0) }
             return ((try? summaries(records, imageBase: imageBase)) ?? []).map(PhotoRow.init)
         }
-        let region = try store.read { try $0.fetchOne(RegionRecord.self, id: regionID) }
+        let region = try observableStore.read { try $0.fetchOne(RegionRecord.self, id: regionID) }
         let name = region?.name ?? "with row id \(regionID)"
         let reason = "region \(name) has no photos any more (pruned): watch it again when a sync brings it back"
-        let store = self.store
+        let store = observableStore
         list.endWhen(store.observe { [weak list] event in
             switch event {
             case .committed(let entry, _):
@@ -84,24 +84,24 @@ extension Gallery {
 
     /// These photos, by row id, read in one query.
     func photosByID(_ ids: [Int64]) throws -> [Int64: PhotoRecord] {
-        let photos = try store.read { try $0.fetch(PhotoRecord.self, ids: ids) }
+        let photos = try observableStore.read { try $0.fetch(PhotoRecord.self, ids: ids) }
         return Dictionary(photos.compactMap { photo in photo.id.map { ($0, photo) } }, uniquingKeysWith: { first, _ in first })
     }
 }
 
-extension Gallery {
+extension GalleryObserving {
     /// Calls `handler` after each commit to the store, whoever made it (this process's at
     /// once, others' within the observation interval), until the observation is cancelled
     /// or released: for caches of what the gallery answers.
     public func observeCommits(_ handler: @escaping @Sendable () -> Void) -> StoreObservation {
-        store.observe { _ in handler() }
+        observableStore.observe { _ in handler() }
     }
 
     /// Calls `handler` after each commit that changed a user (added, removed, a token
     /// rotated), whoever made it: for what holds a user's token for a while (a change
     /// stream), to ask again whether it still names its user.
     public func observeUserChanges(_ handler: @escaping @Sendable () -> Void) -> StoreObservation {
-        store.observe { event in
+        observableStore.observe { event in
             switch event {
             case .committed(let entry, _):
                 if !entry.changes[UserRecord.table.entity.name].isEmpty { handler() }

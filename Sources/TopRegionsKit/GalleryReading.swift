@@ -24,9 +24,19 @@ public protocol GalleryWriting: GalleryReading {
     var isReadOnly: Bool { get }
 }
 
-extension Gallery: GalleryWriting {
+/// A gallery whose commits can be followed, whoever makes them, on this host or another:
+/// the SQLite `Gallery`, or a PostgreSQL store's (`PostgresGallery`). Results controllers
+/// and live lists (`watch`, the HTTP change streams) run on either through the same
+/// methods (extensions of this protocol).
+public protocol GalleryObserving: GalleryReading {
+    /// The store the results controllers fetch from and follow.
+    var observableStore: any ObservableStore { get }
+}
+
+extension Gallery: GalleryWriting, GalleryObserving {
     public var readableStore: any StoreReading { store }
     public var writableStore: any StoreWriting { store }
+    public var observableStore: any ObservableStore { store }
 }
 
 extension Gallery {
@@ -42,5 +52,20 @@ extension Gallery {
     public static func openForWriting(_ location: String, busyTimeout: TimeInterval? = nil) throws -> any GalleryWriting {
         if isPostgres(location) { return try PostgresGallery(location: location, busyTimeout: busyTimeout) }
         return try open(path: location, for: .write, busyTimeout: busyTimeout)
+    }
+
+    /// Opens the gallery at `location` for following its lists: a PostgreSQL store for a
+    /// `postgresql://` URL, else the SQLite store at that path (`open(path:for: .read)`).
+    /// Throws for a SQLite store that can only be read as a snapshot (its directory cannot
+    /// be written, so no other process's commits can be seen).
+    public static func openForObserving(_ location: String, busyTimeout: TimeInterval? = nil) throws -> any GalleryObserving & GalleryWriting {
+        if isPostgres(location) { return try PostgresGallery(location: location, busyTimeout: busyTimeout) }
+        let gallery = try open(path: location, for: .read, busyTimeout: busyTimeout)
+        guard !gallery.isSnapshot else {
+            gallery.close()
+            throw GalleryError(.storeUnavailable, "the store at \(absolute(location)) can only be read as a snapshot here (its directory cannot be written, "
+                               + "so no other process's commits can be seen): its lists cannot be followed")
+        }
+        return gallery
     }
 }

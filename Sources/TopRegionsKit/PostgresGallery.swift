@@ -6,11 +6,12 @@ import Store
 /// A gallery in a PostgreSQL database: its lists, photos, regions and users read, and its
 /// users' Recents and Favorites written, as `Gallery` does with a SQLite store. Its errors
 /// are the gallery's (`GalleryError`), as a SQLite gallery's are.
-public final class PostgresGallery: GalleryWriting {
+public final class PostgresGallery: GalleryWriting, GalleryObserving {
     private let store: PostgresRecordStore
     private let location: String
     public var readableStore: any StoreReading { self }
     public var writableStore: any StoreWriting { self }
+    public var observableStore: any ObservableStore { self }
     public var isReadOnly: Bool { false }
 
     /// Opens the gallery in the database at `location` (a `postgresql://` URL). Throws
@@ -33,7 +34,11 @@ public final class PostgresGallery: GalleryWriting {
     public func close() { store.close() }
 }
 
-extension PostgresGallery: StoreWriting {
+/// The record store with the gallery's errors (`GalleryError`), for the lists' methods and
+/// results controllers.
+extension PostgresGallery: ObservableStore {
+    public var schema: Schema { store.schema }
+
     public func read<T>(_ body: (ReadContext) throws -> T) throws -> T {
         try Gallery.withPostgresErrors(location) { try store.read(body) }
     }
@@ -41,5 +46,34 @@ extension PostgresGallery: StoreWriting {
     @discardableResult
     public func write<T>(author: String?, _ body: (Transaction) throws -> T) throws -> T {
         try Gallery.withPostgresErrors(location) { try store.write(author: author, body) }
+    }
+
+    @discardableResult
+    public func commit<T>(author: String?, _ body: (Transaction) throws -> T) throws -> Commit<T> {
+        try Gallery.withPostgresErrors(location) { try store.commit(author: author, body) }
+    }
+
+    public func observe(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> StoreObservation {
+        store.observe(handler)
+    }
+
+    public func currentToken() throws -> Int64 {
+        try Gallery.withPostgresErrors(location) { try store.currentToken() }
+    }
+
+    public func history(since token: Int64) throws -> [HistoryEntry] {
+        try Gallery.withPostgresErrors(location) { try store.history(since: token) }
+    }
+
+    public func cachedValue(named name: String) throws -> CachedValue? {
+        try Gallery.withPostgresErrors(location) { try store.cachedValue(named: name) }
+    }
+
+    public func setCachedValue(_ value: CachedValue, named name: String) throws {
+        try Gallery.withPostgresErrors(location) { try store.setCachedValue(value, named: name) }
+    }
+
+    public func deleteCachedValue(named name: String) throws {
+        try Gallery.withPostgresErrors(location) { try store.deleteCachedValue(named: name) }
     }
 }

@@ -57,7 +57,7 @@ extension Gallery {
 
     /// The regions with the most distinct photographers, then by name, then by place id;
     /// only regions with photos and a known name.
-    public static func topRegionsRequest(limit: Int = topRegionsLimit, byCountry: Bool = false) -> FetchRequest {
+    public static func topRegionsRequest(limit: Int = Gallery.topRegionsLimit, byCountry: Bool = false) -> FetchRequest {
         var sort = [SortKey("photographerCount", ascending: false), SortKey("name", collation: .localizedStandard), SortKey("placeID")]
         if byCountry { sort.insert(SortKey("country", collation: .localizedStandard), at: 0) }
         return FetchRequest(RegionRecord.self, predicate: Key("photoCount") > 0 && Key("name") != "", sortDescriptors: sort,
@@ -141,40 +141,42 @@ extension GalleryReading {
 }
 
 extension Gallery {
-    // MARK: Results controllers
-
     /// What a region's row shows (`RegionRow`).
     static let shownRegionKeys: Set<String> = ["placeID", "name", "country", "photographerCount", "photoCount"]
     /// What a photo's row shows (`PhotoRow`): its text, photographer, upload date, URLs.
     static let shownPhotoKeys: Set<String> = ["flickrID", "title", "subtitle", "photographer", "photographer.name", "uploaded",
                                               "secret", "server", "farm", "originalSecret", "originalFormat"]
+}
+
+extension GalleryObserving {
+    // MARK: Results controllers
 
     /// A results controller over the top regions; `byCountry` sections them by country
     /// (and lifts the limit). Delegate calls come on `delivery` when given.
-    public func topRegionsController(limit: Int = topRegionsLimit, byCountry: Bool = false,
+    public func topRegionsController(limit: Int = Gallery.topRegionsLimit, byCountry: Bool = false,
                                      delivery: DispatchQueue? = nil) throws -> ResultsController<RegionRecord> {
-        try ResultsController(store: store, request: Self.topRegionsRequest(limit: limit, byCountry: byCountry),
-                              sectionKeyPath: byCountry ? "country" : nil, displayedKeys: Self.shownRegionKeys, deliveryQueue: delivery)
+        try ResultsController(store: observableStore, request: Gallery.topRegionsRequest(limit: limit, byCountry: byCountry),
+                              sectionKeyPath: byCountry ? "country" : nil, displayedKeys: Gallery.shownRegionKeys, deliveryQueue: delivery)
     }
 
     /// A results controller over a region's photos, sectioned by photographer name when
     /// `byPhotographer`. Delegate calls come on `delivery` when given.
     public func regionPhotosController(regionID: Int64, byPhotographer: Bool = false,
                                        delivery: DispatchQueue? = nil) throws -> ResultsController<PhotoRecord> {
-        try ResultsController(store: store, request: Self.regionPhotosRequest(regionID: regionID, byPhotographer: byPhotographer),
-                              sectionKeyPath: byPhotographer ? "photographer.name" : nil, displayedKeys: Self.shownPhotoKeys, deliveryQueue: delivery)
+        try ResultsController(store: observableStore, request: Gallery.regionPhotosRequest(regionID: regionID, byPhotographer: byPhotographer),
+                              sectionKeyPath: byPhotographer ? "photographer.name" : nil, displayedKeys: Gallery.shownPhotoKeys, deliveryQueue: delivery)
     }
 
     /// A results controller over Recents; delegate calls come on `delivery` when given.
     /// `user`'s Recents; a photo's new title or subtitle is an update of its row.
     public func recentsController(for user: GalleryUser, delivery: DispatchQueue? = nil) throws -> ResultsController<RecentRecord> {
-        try ResultsController(store: store, request: Self.recentsRequest(userID: user.id),
+        try ResultsController(store: observableStore, request: Gallery.recentsRequest(userID: user.id),
                               displayedKeys: ["lastViewed", "photo", "photo.flickrID", "photo.title", "photo.subtitle"], deliveryQueue: delivery)
     }
 
     /// `user`'s Favorites; a change of `displayOrder` alone is a move, never an update.
     public func favoritesController(for user: GalleryUser, delivery: DispatchQueue? = nil) throws -> ResultsController<FavoriteRecord> {
-        try ResultsController(store: store, request: Self.favoritesRequest(userID: user.id),
+        try ResultsController(store: observableStore, request: Gallery.favoritesRequest(userID: user.id),
                               displayedKeys: ["photo", "photo.flickrID", "photo.title"], deliveryQueue: delivery)
     }
 }

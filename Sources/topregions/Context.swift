@@ -46,6 +46,13 @@ extension Invocation {
         return try Gallery.openForWriting(storePath, busyTimeout: try busyTimeout())
     }
 
+    /// The gallery at the store for a command that follows its lists: a SQLite file that
+    /// other processes' commits can be seen in, or a PostgreSQL database.
+    func openObserver() throws -> any GalleryObserving & GalleryWriting {
+        _ = try userName()
+        return try Gallery.openForObserving(storePath, busyTimeout: try busyTimeout())
+    }
+
     func openGallery(_ use: Gallery.Use, at path: String? = nil) throws -> Gallery {
         _ = try userName()  // a bad --user is a usage error, whether or not the store exists
         return try Gallery.open(path: path ?? storePath, for: use, busyTimeout: try busyTimeout())

@@ -33,10 +33,11 @@ final class Tool: @unchecked Sendable {
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed]) }
     }
 
-    func process(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    /// Starts the tool on its store, or on `store` when given (a PostgreSQL URL, say).
+    func process(_ arguments: [String], environment extra: [String: String] = [:], on store: String? = nil) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = try Self.executable()
-        process.arguments = ["--store", store] + arguments
+        process.arguments = ["--store", store ?? self.store] + arguments
         process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["FLICKR_API_KEY"] = nil
@@ -383,26 +384,10 @@ struct CLITests {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let messages = lines.text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(messages.count == 4)
-        // Rebuild the list from the snapshot and the batches with the table model.
-        func id(_ row: Any?) -> Int64 { Int64((row as? [String: Any])?["id"] as? String ?? "") ?? -1 }
-        let snapshotRows = ((messages[0]["sections"] as? [[String: Any]])?.first?["rows"] as? [Any]) ?? []
-        var table = TableModel(Snapshot(sections: [Snapshot.Section(name: "", ids: snapshotRows.map { id($0) })]))
-        for message in messages.dropFirst() {
-            var edits: [ArrayEdit] = []
-            let deletes = (message["deletes"] as? [[Int]]) ?? []
-            let moves = (message["moves"] as? [[Any]]) ?? []
-            let inserts = (message["inserts"] as? [[Any]]) ?? []
-            let leaving = deletes.map { IndexPath(row: $0[1], section: $0[0]) } + moves.map { IndexPath(row: $0[1] as? Int ?? 0, section: $0[0] as? Int ?? 0) }
-            edits += leaving.sorted(by: >).map { .removeRow($0) }
-            let arriving = inserts.map { (IndexPath(row: $0[1] as? Int ?? 0, section: $0[0] as? Int ?? 0), id($0[2])) }
-                + moves.map { (IndexPath(row: $0[3] as? Int ?? 0, section: $0[2] as? Int ?? 0), id($0[4])) }
-            edits += arriving.sorted { $0.0 < $1.0 }.map { .insertRow($0.0, id: $0.1) }
-            try table.apply(edits)
-        }
+        let replay = try WatchReplay(lines.text)
+        #expect(replay.messages.count == 4)
         let final = try #require(try tool.run(["favorites", "--json"]).json as? [[String: Any]])
-        #expect(table.sections.first?.ids == final.map { id($0) })
+        #expect(replay.ids == final.map(WatchReplay.id))
     }
 
     @Test("watch ends cleanly on SIGHUP (its terminal went away), as on SIGTERM")

@@ -178,7 +178,7 @@ private func outcome<T>(_ body: () throws -> T) -> String {
 }
 
 /// One change a person makes to their lists, by the ids they see.
-private enum ListChange: CustomStringConvertible {
+enum ListChange: CustomStringConvertible {
     case view(String), add(String), remove(String), move(Int, Int)
 
     static func random(photos: [String], using random: inout SeededGenerator) -> ListChange {

@@ -66,34 +66,41 @@ struct UserListsTests {
         #expect { try gallery.recordView(photoID: 999_999, for: local) } throws: { "\($0)".contains("no photo") }
     }
 
-    @Test("The recents controller moves a photo to the top when it is viewed again")
-    func recentsController() async throws {
+    @Test("The recents controller moves a photo to the top when it is viewed again", arguments: StoreKind.available)
+    func recentsController(on kind: StoreKind) async throws {
         let ids = try await photoIDs(3)
-        for (offset, id) in ids.enumerated() { try test.gallery.recordView(photoID: id, at: Date(timeIntervalSince1970: Double(offset)), for: try local) }
-        let controller = try test.gallery.recentsController(for: try local)
+        let store = try GalleryOnStore(test, on: kind)
+        let gallery = store.gallery
+        let local = try gallery.user(named: GalleryUser.localName)
+        for (offset, id) in ids.enumerated() { try gallery.recordView(photoID: id, at: Date(timeIntervalSince1970: Double(offset)), for: local) }
+        let controller = try gallery.recentsController(for: local)
         let log = BatchLog()
         controller.delegate = log
         try controller.performFetch()
         #expect(try photoIDs(of: controller, \.photoID) == ids.reversed())
         let first = try #require(controller.fetchedIDs.last)
-        try test.gallery.recordView(photoID: ids[0], at: Date(timeIntervalSince1970: 10), for: try local)
+        try gallery.recordView(photoID: ids[0], at: Date(timeIntervalSince1970: 10), for: local)
         #expect(log.batches.last?.moves.map(\.id) == [first])
         #expect(try photoIDs(of: controller, \.photoID).first == ids[0])
     }
 
-    @Test("A photo's new title is an update of its Recents and Favorites rows; a change they do not show is not")
-    func relatedTitleChanges() async throws {
+    @Test("A photo's new title is an update of its Recents and Favorites rows; a change they do not show is not",
+          arguments: StoreKind.available)
+    func relatedTitleChanges(on kind: StoreKind) async throws {
         let ids = try await photoIDs(3)
-        for (offset, id) in ids.enumerated() { try test.gallery.recordView(photoID: id, at: Date(timeIntervalSince1970: Double(offset)), for: try local) }
-        for id in ids.prefix(2) { try test.gallery.addFavorite(photoID: id, for: try local) }
-        let recents = try test.gallery.recentsController(for: try local), favorites = try test.gallery.favoritesController(for: try local)
+        let store = try GalleryOnStore(test, on: kind)
+        let gallery = store.gallery
+        let local = try gallery.user(named: GalleryUser.localName)
+        for (offset, id) in ids.enumerated() { try gallery.recordView(photoID: id, at: Date(timeIntervalSince1970: Double(offset)), for: local) }
+        for id in ids.prefix(2) { try gallery.addFavorite(photoID: id, for: local) }
+        let recents = try gallery.recentsController(for: local), favorites = try gallery.favoritesController(for: local)
         let recentsLog = BatchLog(), favoritesLog = BatchLog()
         recents.delegate = recentsLog
         favorites.delegate = favoritesLog
         try recents.performFetch()
         try favorites.performFetch()
         func retitle(_ id: Int64, _ change: @escaping @Sendable (inout PhotoRecord) -> Void) throws {
-            try test.gallery.store.write { transaction in
+            try gallery.writableStore.write { transaction in
                 guard var photo = try transaction.fetchOne(PhotoRecord.self, id: id) else { return }
                 change(&photo)
                 try transaction.update(photo)
@@ -120,46 +127,32 @@ struct UserListsTests {
         for id in ids { try gallery.addFavorite(photoID: id, for: local) }
         try gallery.addFavorite(photoID: ids[0], for: local)  // already there: no change
         #expect(try gallery.favorites(for: local).compactMap(\.id) == ids)
-        guard kind == .sqlite else {
-            // No change history on PostgreSQL yet: the moves and removal, without controllers.
-            try gallery.moveFavorite(from: 1, to: 4, for: local)
-            var expected = ids
-            expected.insert(expected.remove(at: 1), at: 4)
-            #expect(try gallery.favorites(for: local).compactMap(\.id) == expected)
-            try gallery.moveFavorite(from: 0, to: 5, for: local)
-            expected.append(expected.removeFirst())
-            #expect(try gallery.favorites(for: local).compactMap(\.id) == expected)
-            try gallery.removeFavorite(photoID: ids[3], for: local)
-            #expect(try store.rows("SELECT displayOrder FROM Favorite ORDER BY displayOrder").compactMap { $0[0].int64 } == [0, 1, 2, 3, 4])
-            #expect { try gallery.moveFavorite(from: 0, to: 9, for: local) } throws: { "\($0)".contains("cannot move") }
-            return
-        }
-        let watching = try test.gallery.favoritesController(for: try local)
-        let mine = try test.gallery.favoritesController(for: try local)
+        let watching = try gallery.favoritesController(for: local)
+        let mine = try gallery.favoritesController(for: local)
         let watchLog = BatchLog(), myLog = BatchLog()
         watching.delegate = watchLog
         mine.delegate = myLog
         try watching.performFetch()
         try mine.performFetch()
-        let tokenBefore = try test.gallery.store.currentToken()
-        try test.gallery.moveFavorite(from: 1, to: 4, for: try local)
+        let tokenBefore = try gallery.observableStore.currentToken()
+        try gallery.moveFavorite(from: 1, to: 4, for: local)
         var expected = ids
         expected.insert(expected.remove(at: 1), at: 4)
-        #expect(try test.gallery.favorites(for: try local).compactMap(\.id) == expected)
-        let changed = try test.gallery.store.history(since: tokenBefore).first?.changes["Favorite"].updated.count
+        #expect(try gallery.favorites(for: local).compactMap(\.id) == expected)
+        let changed = try gallery.observableStore.history(since: tokenBefore).first?.changes["Favorite"].updated.count
         #expect(changed == 4, "only the rows between 1 and 4 are renumbered")
         #expect(watchLog.batches.count == 1)
         #expect(watchLog.batches.first?.moves.count == 1 && watchLog.batches.first?.updates.isEmpty == true)
         // A move made by the view of `mine` is not replayed to it.
         let myBefore = myLog.batches.count
-        try test.gallery.moveFavorite(from: 0, to: 5, for: try local, userDrivenBy: mine)
+        try gallery.moveFavorite(from: 0, to: 5, for: local, userDrivenBy: mine)
         #expect(myLog.batches.count == myBefore)
         #expect(watchLog.batches.count == 2)
         #expect(mine.fetchedIDs == watching.fetchedIDs)
-        try test.gallery.removeFavorite(photoID: ids[3], for: try local)
-        let orders = try await test.gallery.store.read { try $0.rows("SELECT displayOrder FROM Favorite ORDER BY displayOrder").compactMap { $0[0].int64 } }
+        try gallery.removeFavorite(photoID: ids[3], for: local)
+        let orders = try store.rows("SELECT displayOrder FROM Favorite ORDER BY displayOrder").compactMap { $0[0].int64 }
         #expect(orders == [0, 1, 2, 3, 4], "no gap after a removal")
-        #expect { try test.gallery.moveFavorite(from: 0, to: 9, for: try local) } throws: { "\($0)".contains("cannot move") }
+        #expect { try gallery.moveFavorite(from: 0, to: 9, for: local) } throws: { "\($0)".contains("cannot move") }
     }
 
     @Test("A photo whose region becomes unknown leaves Recents and Favorites until it is known again; hidden favorites keep their place through moves",

@@ -47,11 +47,8 @@ extension Commands {
         if ["photos", "recents", "favorites"].contains(list), invocation.value("limit") != nil {
             throw UsageError("--limit goes with watch regions, not watch \(list)", command: invocation.command)
         }
-        let gallery = try invocation.openGallery(.read)
+        let gallery = try invocation.openObserver()
         defer { gallery.close() }
-        guard !gallery.isSnapshot else {
-            throw RuntimeError("the store at \(Gallery.absolute(invocation.storePath)) can only be read as a snapshot here (its directory cannot be written, so no other process's commits can be seen): watch cannot follow it")
-        }
         switch list {
         case "regions": return try await follow(try gallery.liveTopRegions(limit: limit), "top regions", invocation, exitAfter)
         case "recents":
@@ -74,7 +71,7 @@ extension Commands {
     /// later is someone else, with lists of their own).
     static func follow<Row: TableRow & Encodable & Sendable>(_ list: LiveList<Row>, _ title: String, _ invocation: Invocation,
                                                              _ exitAfter: Int?,
-                                                             endingWithout owner: (user: GalleryUser, gallery: Gallery)? = nil) async throws -> Int32 {
+                                                             endingWithout owner: (user: GalleryUser, gallery: any GalleryObserving)? = nil) async throws -> Int32 {
         let printer = WatchPrinter<Row>(output: invocation.output, title: title)
         let events = list.events()
         let reader = Task {

@@ -1,0 +1,110 @@
+import Foundation
+import PostgreSQL
+import Store
+
+/// Reads and writes the PostgreSQL store's change history on a connection
+/// (`PostgresHistorySchema`), as `History` does on a SQLite store's.
+enum PostgresHistory {
+    private static let history = PostgresHistorySchema.history
+
+    /// The newest token, 0 when nothing was ever committed: the newest entry, or the
+    /// horizon when every entry was trimmed.
+    static func currentToken(on connection: PostgresConnection) throws -> Int64 {
+        var token: Int64 = 0
+        try connection.query("""
+            SELECT greatest((SELECT coalesce(max(token), 0) FROM \(history)),
+                            (SELECT coalesce(max(value), 0) FROM \(PostgresHistorySchema.metadata) WHERE key = $1))
+            """, [.text(PostgresHistorySchema.horizonKey)]) { cursor in token = cursor.integer(0) ?? 0 }
+        return token
+    }
+
+    /// Tokens at or below the horizon have been trimmed.
+    static func horizon(on connection: PostgresConnection) throws -> Int64 {
+        var horizon: Int64 = 0
+        try connection.query("SELECT value FROM \(PostgresHistorySchema.metadata) WHERE key = $1",
+                             [.text(PostgresHistorySchema.horizonKey)]) { cursor in horizon = cursor.integer(0) ?? 0 }
+        return horizon
+    }
+
+    /// The transactions committed after `token`, oldest first; throws `historyTrimmed` when
+    /// some of them are no longer kept. Call inside one transaction (a snapshot).
+    static func entries(since token: Int64, on connection: PostgresConnection) throws -> [HistoryEntry] {
+        let horizon = try horizon(on: connection)
+        guard token >= horizon else {
+            throw StoreError(.historyTrimmed,
+                             "History since token \(token) is gone: it was trimmed up to token \(horizon); refetch instead")
+        }
+        var entries: [HistoryEntry] = []
+        try connection.query("SELECT token, committed_at, origin, author, changes FROM \(history) WHERE token > $1 ORDER BY token",
+                             [.integer(token)]) { cursor in
+            guard let token = cursor.integer(0), let committedAt = cursor.real(1), let origin = cursor.text(2) else {
+                throw StoreError(.corrupt, "An entry of \(history) after token \(token) has no token, time or origin")
+            }
+            entries.append(HistoryEntry(token: token, committedAt: Date(timeIntervalSince1970: committedAt), origin: origin,
+                                        author: cursor.text(3), changes: try ChangeSet(encoded: cursor.bytes(4) ?? [])))
+        }
+        return entries
+    }
+
+    /// Appends the transaction's changes and announces them; returns the entry. Call last,
+    /// just before the commit: the token's lock is held until then, so tokens commit in
+    /// order and a reader that sees one sees every smaller one.
+    static func append(_ changes: ChangeSet, origin: String, author: String?, on connection: PostgresConnection) throws -> HistoryEntry {
+        try connection.query("SELECT pg_advisory_xact_lock(\(PostgresHistorySchema.tokenLockKey))")
+        let committedAt = Date()
+        var token: Int64?
+        try connection.query("""
+            INSERT INTO \(history) (token, committed_at, origin, author, changes)
+            VALUES (nextval('\(PostgresHistorySchema.tokens)'), $1, $2, $3, $4) RETURNING token
+            """, [.real(committedAt.timeIntervalSince1970), .text(origin), author.map { .text($0) } ?? .null,
+                  .bytes(changes.encoded())]) { cursor in token = cursor.integer(0) }
+        guard let token else { throw StoreError(.corrupt, "Appending to \(history) returned no token") }
+        try connection.notify(PostgresHistorySchema.channel, payload: String(token))
+        return HistoryEntry(token: token, committedAt: committedAt, origin: origin, author: author, changes: changes)
+    }
+
+    /// Deletes entries committed before `date` and moves the horizon past them. Returns
+    /// how many were deleted. Call inside a transaction.
+    static func trim(before date: Date, on connection: PostgresConnection) throws -> Int {
+        var newest: Int64?
+        var deleted = 0
+        try connection.query("DELETE FROM \(history) WHERE committed_at < $1 RETURNING token",
+                             [.real(date.timeIntervalSince1970)]) { cursor in
+            deleted += 1
+            newest = max(newest ?? .min, cursor.integer(0) ?? .min)
+        }
+        guard let newest else { return 0 }
+        try connection.query("""
+            INSERT INTO \(PostgresHistorySchema.metadata) (key, value) VALUES ($1, $2)
+            ON CONFLICT (key) DO UPDATE SET value = greatest(\(PostgresHistorySchema.metadata).value, excluded.value)
+            """, [.text(PostgresHistorySchema.horizonKey), .integer(newest)])
+        return deleted
+    }
+
+    /// The changes the triggers reported in the open transaction so far.
+    static func pendingChanges(schema: Schema, on connection: PostgresConnection) throws -> ChangeSet {
+        var assembler = ChangeSetAssembler(schema: schema)
+        try connection.query(PostgresHistorySchema.pendingChangesQuery) { cursor in
+            guard let table = cursor.text(0), let kind = rowChangeKind(cursor.text(1)) else { return }
+            assembler.record(RowChange(table: table, kind: kind, oldID: cursor.integer(2), newID: cursor.integer(3),
+                                       changedColumns: decodeJSON([String].self, cursor.text(4)) ?? [],
+                                       oldReferences: decodeJSON([String: Int64].self, cursor.text(5)) ?? [:],
+                                       newReferences: decodeJSON([String: Int64].self, cursor.text(6)) ?? [:]))
+        }
+        return assembler.changes
+    }
+
+    private static func rowChangeKind(_ operation: String?) -> RowChange.Kind? {
+        switch operation {
+        case "INSERT": return .insert
+        case "UPDATE": return .update
+        case "DELETE": return .delete
+        default: return nil
+        }
+    }
+
+    private static func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String?) -> T? {
+        guard let text else { return nil }
+        return try? JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+}

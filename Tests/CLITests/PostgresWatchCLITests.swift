@@ -1,0 +1,86 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `watch --json` processes on a PostgreSQL store, following other processes' writes
+/// through LISTEN/NOTIFY, across a restart of the database server.
+@Suite("watch on a PostgreSQL store, with writers in other processes and a server restart", .serialized,
+       .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
+struct PostgresWatchCLITests {
+    @Test("Four watchers follow four writing processes through a server restart; each one's replayed batches equal the list (seed printed)")
+    func watchersFollowWritersThroughRestart() throws {
+        let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresWatchCLITests.watchersFollowWritersThroughRestart")
+        var random = SeededGenerator(seed: seed)
+        let server = try PostgresTestServer()
+        let database = try server.makeDatabase("watch")
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "2"]).status == 0)
+        #expect(try tool.run(["copy", "--to", database]).status == 0)
+        let region = try #require((try tool.run(["--json", "regions", "--limit", "1"]).json as? [[String: Any]])?.first?["id"] as? String)
+        let photos = try #require(try tool.run(["--json", "photos", "--region", region]).json as? [[String: Any]]).compactMap { $0["id"] as? String }
+        try #require(photos.count >= 12, "the sample's top region should have 12 photos")
+        for photo in photos.prefix(6) { #expect(try tool.runWithoutStore(["--store", database, "favorites", "add", photo]).status == 0) }
+
+        let lists = ["recents", "recents", "favorites", "favorites"]
+        var watchers: [(list: String, process: Process, output: LogReader)] = []
+        defer { for watcher in watchers where watcher.process.isRunning { kill(watcher.process.processIdentifier, SIGKILL) } }
+        for list in lists {
+            let (process, out, _) = try tool.process(["watch", list, "--json"], on: database)
+            watchers.append((list, process, LogReader(out)))
+        }
+        for watcher in watchers { #expect(watcher.output.wait(for: "\"snapshot\"", count: 1), "\(watcher.list) started") }
+
+        func runWriters(_ rounds: Int) throws -> [String: Int] {
+            let executable = try Tool.executable().path
+            var workers: [(Process, Pipe)] = []
+            for _ in 0..<4 {
+                let commands = (0..<rounds).map { _ -> String in
+                    let words = Int.random(in: 0..<3, using: &random) == 0
+                        ? ["favorites", "move", String(Int.random(in: 1...6, using: &random)), String(Int.random(in: 1...6, using: &random))]
+                        : ["view", photos[Int.random(in: 0..<photos.count, using: &random)]]
+                    return ([executable, "--store", database] + words).map { "'\($0)'" }.joined(separator: " ") + " >/dev/null 2>&1; echo $?"
+                }
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", commands.joined(separator: "\n")]
+                let out = Pipe()
+                process.standardOutput = out
+                try process.run()
+                workers.append((process, out))
+            }
+            var statuses: [String: Int] = [:]
+            for (process, out) in workers {
+                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                for status in text.split(separator: "\n") { statuses[String(status), default: 0] += 1 }
+            }
+            return statuses
+        }
+        let before = try runWriters(5)
+        #expect(before.keys.sorted() == ["0"], "seed \(seed): \(before)")
+        try server.restart()
+        let after = try runWriters(5)
+        // A command that met the restart may say to try again (75); none fails otherwise.
+        #expect(Set(after.keys).isSubset(of: ["0", "75"]) && after["0", default: 0] > 10, "seed \(seed): \(after)")
+
+        let expected = [
+            "recents": try #require(try tool.runWithoutStore(["--store", database, "--json", "recents"]).json as? [[String: Any]]).map(WatchReplay.id),
+            "favorites": try #require(try tool.runWithoutStore(["--store", database, "--json", "favorites"]).json as? [[String: Any]]).map(WatchReplay.id),
+        ]
+        for watcher in watchers {
+            // The last commits may still be on their way: the replay must reach the list.
+            let deadline = Date().addingTimeInterval(20)
+            var replay = try WatchReplay(watcher.output.text)
+            while replay.ids != expected[watcher.list] && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+                replay = try WatchReplay(watcher.output.text)
+            }
+            #expect(replay.ids == expected[watcher.list], "seed \(seed): \(watcher.list) replayed \(replay.ids), listed \(expected[watcher.list] ?? [])")
+            #expect(replay.tokens == replay.tokens.sorted() && Set(replay.tokens).count == replay.tokens.count,
+                    "seed \(seed): \(watcher.list)'s batches come in token order, none twice: \(replay.tokens)")
+            kill(watcher.process.processIdentifier, SIGTERM)
+            watcher.process.waitUntilExit()
+            #expect(watcher.process.terminationStatus == 0, "\(watcher.list) ends cleanly on SIGTERM")
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import ResultsController
+
+/// What `watch --json` printed, replayed as a table view would: the snapshot, then each
+/// batch applied with the table model's rules. Rows are known by their Flickr id.
+struct WatchReplay {
+    /// The messages, in order (a snapshot first).
+    let messages: [[String: Any]]
+    /// The list after every batch: its rows' Flickr ids, by section.
+    let table: TableModel
+    /// The tokens the messages brought the list to, in order.
+    var tokens: [Int64] { messages.compactMap { ($0["token"] as? NSNumber)?.int64Value } }
+
+    init(_ output: String) throws {
+        messages = output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let snapshotRows = ((messages.first?["sections"] as? [[String: Any]])?.first?["rows"] as? [Any]) ?? []
+        var table = TableModel(Snapshot(sections: [Snapshot.Section(value: .null, ids: snapshotRows.map(Self.id))]))
+        for message in messages.dropFirst() {
+            var edits: [ArrayEdit] = []
+            let deletes = (message["deletes"] as? [[Int]]) ?? []
+            let moves = (message["moves"] as? [[Any]]) ?? []
+            let inserts = (message["inserts"] as? [[Any]]) ?? []
+            let leaving = deletes.map { IndexPath(row: $0[1], section: $0[0]) } + moves.map { IndexPath(row: $0[1] as? Int ?? 0, section: $0[0] as? Int ?? 0) }
+            edits += leaving.sorted(by: >).map { .removeRow($0) }
+            let arriving = inserts.map { (IndexPath(row: $0[1] as? Int ?? 0, section: $0[0] as? Int ?? 0), Self.id($0[2])) }
+                + moves.map { (IndexPath(row: $0[3] as? Int ?? 0, section: $0[2] as? Int ?? 0), Self.id($0[4])) }
+            edits += arriving.sorted { $0.0 < $1.0 }.map { .insertRow($0.0, id: $0.1) }
+            try table.apply(edits)
+        }
+        self.table = table
+    }
+
+    /// The rows' Flickr ids in list order.
+    var ids: [Int64] { table.sections.flatMap(\.ids) }
+
+    /// A row's Flickr id as a number (-1 when it has none).
+    static func id(_ row: Any?) -> Int64 { Int64((row as? [String: Any])?["id"] as? String ?? "") ?? -1 }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import PostgreSQL
+import PostgresStore
+import ResultsController
+import Store
+import Synchronization
+import TestSupport
+import Testing
+@testable import TopRegionsKit
+
+/// A controller's batches applied to a table model, as a table view would apply them.
+private final class ReplayedTable: ResultsControllerDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var table: TableModel
+    private var failures: [String] = []
+
+    init(_ controller: ResultsController<some Record>) {
+        table = TableModel(controller.snapshot)
+    }
+
+    func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
+        lock.withLock {
+            do { try table.apply(change.batch) } catch { failures.append("\(error)") }
+        }
+    }
+
+    var state: (ids: [[Int64]], failures: [String]) {
+        lock.withLock { (table.sections.map(\.ids), failures) }
+    }
+}
+
+/// Change observation on PostgreSQL: every commit, by any connection, reaches every
+/// observer once, in token order, through the history table and LISTEN/NOTIFY.
+@Suite("Change observation on a PostgreSQL store", .serialized,
+       .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
+struct PostgresObservationTests {
+    @Test("Controllers on one connection follow another connection's commits; their batches replayed equal the query (seed printed)")
+    func controllersFollowOtherConnections() async throws {
+        let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresObservationTests.controllersFollowOtherConnections")
+        var random = SeededGenerator(seed: seed)
+        let fixture = try await CopyFixture.copied()
+        let watcher = try PostgresGallery(location: fixture.database)
+        let writer = try PostgresGallery(location: fixture.database)
+        defer { watcher.close(); writer.close() }
+        let local = try writer.user(named: "local")
+        let controllers = (recents: try watcher.recentsController(for: local), favorites: try watcher.favoritesController(for: local),
+                           regions: try watcher.topRegionsController(limit: 10))
+        try controllers.recents.performFetch()
+        try controllers.favorites.performFetch()
+        try controllers.regions.performFetch()
+        let tables = (ReplayedTable(controllers.recents), ReplayedTable(controllers.favorites), ReplayedTable(controllers.regions))
+        controllers.recents.delegate = tables.0
+        controllers.favorites.delegate = tables.1
+        controllers.regions.delegate = tables.2
+        let photos = try writer.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.map(\.flickrID)
+        for round in 0..<80 {
+            if round % 10 == 9 {
+                // A region's count changes by raw SQL, as a sync's does: the top regions reorder.
+                try writer.write { transaction in
+                    try transaction.execute("UPDATE Region SET photoCount = photoCount + $1 WHERE id = (SELECT min(id) FROM Region WHERE photoCount > 0)",
+                                            [.integer(Int64.random(in: 1...40, using: &random))])
+                }
+            } else {
+                _ = ListChange.random(photos: Array(photos.prefix(30)), using: &random).apply(to: writer, for: local, at: Date())
+            }
+            let token = try writer.currentToken()
+            for processed in [controllers.recents.waitUntilProcessed(through: token, timeout: 10),
+                              controllers.favorites.waitUntilProcessed(through: token, timeout: 10),
+                              controllers.regions.waitUntilProcessed(through: token, timeout: 10)] {
+                #expect(processed, "round \(round), seed \(seed): token \(token) not processed")
+            }
+        }
+        let expected = try writer.read { context in
+            (recents: try context.fetchIDs(Gallery.recentsRequest(userID: local.id)),
+             favorites: try context.fetchIDs(Gallery.favoritesRequest(userID: local.id)),
+             regions: try context.fetchIDs(Gallery.topRegionsRequest(limit: 10, byCountry: false)))
+        }
+        for (name, table, ids) in [("recents", tables.0, expected.recents), ("favorites", tables.1, expected.favorites), ("regions", tables.2, expected.regions)] {
+            let state = table.state
+            #expect(state.failures == [], "\(name), seed \(seed)")
+            #expect(state.ids.flatMap { $0 } == ids, "\(name), seed \(seed): the replayed table is not the query")
+        }
+        #expect(controllers.recents.fetchedIDs == expected.recents && controllers.favorites.fetchedIDs == expected.favorites)
+    }
+
+    @Test("Each commit's change set on PostgreSQL is the one SQLite records for the same change (seed printed)")
+    func changeSetsAgree() async throws {
+        let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresObservationTests.changeSetsAgree")
+        var random = SeededGenerator(seed: seed)
+        let fixture = try await CopyFixture.copied()
+        let sqlite = fixture.test.gallery
+        let postgres = try PostgresGallery(location: fixture.database)
+        defer { postgres.close() }
+        let photos = try sqlite.readableStore.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.map(\.flickrID)
+        let start = Date(timeIntervalSince1970: 1_900_000_000)
+        var sqliteToken = try sqlite.store.currentToken(), postgresToken = try postgres.currentToken()
+        for round in 0..<120 {
+            let change = ListChange.random(photos: Array(photos.prefix(25)), using: &random)
+            let name = ["local", "ada"][Int.random(in: 0...1, using: &random)]
+            let date = start.addingTimeInterval(Double(round))
+            _ = change.apply(to: sqlite, for: try sqlite.user(named: name), at: date)
+            _ = change.apply(to: postgres, for: try postgres.user(named: name), at: date)
+            let expected = try sqlite.store.history(since: sqliteToken), actual = try postgres.history(since: postgresToken)
+            #expect(actual.map { Self.shape($0.changes) } == expected.map { Self.shape($0.changes) },
+                    "round \(round), seed \(seed): \(change) for \(name)")
+            #expect(actual.map(\.token) == actual.map(\.token).sorted() && Set(actual.map(\.token)).count == actual.count)
+            sqliteToken = expected.last?.token ?? sqliteToken
+            postgresToken = actual.last?.token ?? postgresToken
+        }
+        #expect(postgresToken > 0, "seed \(seed): something was committed")
+    }
+
+    /// A change set with the ids of list rows (Recents, Favorites) left out: SQLite gives a
+    /// new row the id of one just deleted, PostgreSQL's identity never does, so those ids
+    /// differ between the stores while photos' and users' ids (copied) do not.
+    private static func shape(_ changes: ChangeSet) -> String {
+        changes.entityNames.map { name in
+            let entity = changes[name]
+            guard ["Recent", "Favorite"].contains(name) else {
+                return "\(name): +\(entity.inserted.sorted()) ~\(entity.updated.sorted { $0.key < $1.key }.map { "\($0.key)\($0.value.sorted())" }) -\(entity.deleted.sorted())"
+            }
+            return "\(name): +\(entity.inserted.count) ~\(entity.updated.values.map { $0.sorted().description }.sorted()) -\(entity.deleted.count)"
+        }.joined(separator: "; ")
+    }
+
+    @Test("A watcher whose server restarts reconnects and reads what it missed: every commit once, in token order, and its table equals the query")
+    func serverRestart() async throws {
+        let server = try PostgresTestServer()
+        let fixture = try await CopyFixture()
+        let database = try server.makeDatabase("restart")
+        try Gallery.copyStore(from: fixture.path, to: database)
+        let watcher = try PostgresGallery(location: database)
+        let writer = try PostgresGallery(location: database)
+        defer { watcher.close(); writer.close() }
+        let local = try writer.user(named: "local")
+        let controller = try watcher.recentsController(for: local)
+        try controller.performFetch()
+        let table = ReplayedTable(controller)
+        controller.delegate = table
+        let heard = Mutex<[Int64]>([])
+        let observation = watcher.observe { event in
+            if case .committed(let entry, _) = event { heard.withLock { $0.append(entry.token) } }
+        }
+        defer { observation.cancel() }
+        let photos = try writer.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.map(\.flickrID)
+        let later = { (index: Int) in Date(timeIntervalSince1970: 2_000_000_000 + Double(index)) }
+        for (index, photo) in photos.prefix(3).enumerated() { _ = try writer.view(flickrID: photo, at: later(index), for: local) }
+        try server.restart()
+        // Committed by a connection made again, before or while the watcher's listener
+        // connects again: read from the history when it does.
+        for (index, photo) in photos.dropFirst(3).prefix(4).enumerated() { _ = try writer.view(flickrID: photo, at: later(index + 3), for: local) }
+        let last = try writer.currentToken()
+        #expect(controller.waitUntilProcessed(through: last, timeout: 20), "the watcher caught up after the restart")
+        let deadline = Date().addingTimeInterval(10)
+        while heard.withLock({ $0.last ?? 0 }) < last && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        let tokens = heard.withLock { $0 }
+        #expect(tokens == (try writer.history(since: 0)).map(\.token), "each commit heard once, in order")
+        let expected = try writer.read { try $0.fetchIDs(Gallery.recentsRequest(userID: local.id)) }
+        #expect(table.state.ids.flatMap { $0 } == expected && table.state.failures == [])
+        let viewed = Array(photos.prefix(7).reversed())
+        #expect(try watcher.recentRows(for: local).prefix(7).map(\.id) == viewed, "the 7 views are the newest Recents")
+    }
+
+    @Test("Trimmed history: the token stays, reading before it is refused as trimmed, and a new commit is heard")
+    func trimmedHistory() async throws {
+        let fixture = try await CopyFixture.copied()
+        let store = try PostgresGallery(location: fixture.database)
+        defer { store.close() }
+        let local = try store.user(named: "local")
+        let photos = try store.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.map(\.flickrID)
+        for photo in photos.prefix(3) { _ = try store.view(flickrID: photo, for: local) }
+        let before = try store.currentToken()
+        #expect(before >= 3)
+        let records = try PostgresRecordStore(PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres))
+        defer { records.close() }
+        #expect(try records.trimHistory(before: Date().addingTimeInterval(60)) == Int(before))
+        #expect(try records.currentToken() == before, "the newest token outlives its entry")
+        #expect(throws: StoreError.self) { try records.history(since: 0) }
+        #expect(try records.history(since: before) == [])
+        let token = try store.commit(author: nil) { transaction in
+            try transaction.execute("UPDATE Photo SET title = title || '!' WHERE flickrID = $1", [.text(photos[0])])
+        }.token
+        #expect(token == before + 1, "tokens go on after the trimmed ones")
+        #expect(try records.history(since: before).map(\.token) == [before + 1])
+    }
+
+    @Test("A store of the first version is upgraded by migrate: history, triggers and all; observation works after")
+    func upgradeFromFirstVersion() async throws {
+        let fixture = try await CopyFixture.copied()
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        try connection.execute("""
+            DROP TABLE store_history, store_metadata, store_cache; DROP SEQUENCE store_history_token;
+            DROP FUNCTION store_record_change() CASCADE;
+            DELETE FROM store_migrations WHERE name = 'postgres-store.v2.history'
+            """)
+        #expect { try PostgresGallery(location: fixture.database) } throws: { "\($0)".contains("topregions migrate") }
+        let database = try PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres)
+        defer { database.close() }
+        #expect(try database.migrate(), "the upgrade is a change")
+        #expect(try database.state() == .current)
+        #expect(try database.migrate() == false, "a second migrate finds it current")
+        let gallery = try PostgresGallery(location: fixture.database)
+        defer { gallery.close() }
+        let photo = try gallery.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.first?.flickrID ?? ""
+        _ = try gallery.view(flickrID: photo, for: try gallery.user(named: "local"))
+        #expect(try gallery.history(since: 0).last?.changes["Recent"].inserted.count == 1)
+    }
+}
