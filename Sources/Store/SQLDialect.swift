@@ -36,7 +36,7 @@ public enum SQLDialect: Sendable {
         }
     }
 
-    var isPostgreSQL: Bool {
+    public var isPostgreSQL: Bool {
         if case .postgresql = self { return true }
         return false
     }

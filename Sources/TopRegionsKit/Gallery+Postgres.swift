@@ -54,9 +54,11 @@ extension Gallery {
 
     static func status(of store: PostgresStore, now: Date = Date()) throws -> GalleryStatus {
         try store.requireIntact()
+        // A pass on any host holds the sync lock.
+        let syncRunning = try store.connection.advisoryLockHolder(PostgresSyncLock.key) != nil
         try store.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? store.connection.execute("ROLLBACK") }
-        return try status(now: now, syncRunning: false) { try PostgresRows.values(of: $0, on: store.connection) }
+        return try status(now: now, syncRunning: syncRunning) { try PostgresRows.values(of: $0, on: store.connection) }
     }
 
     /// Runs `body` on the PostgreSQL store at `location`, closing it after; its errors
@@ -76,24 +78,40 @@ extension Gallery {
     /// program's SQL.
     static func withPostgresErrors<T>(_ location: String, _ body: () throws -> T) throws -> T {
         do {
-            do {
-                return try body()
-            } catch let error as PostgresError {
-                throw PostgresStoreError(error, doing: "cannot read", location: PostgresLocation.redacted(location))
-            }
-        } catch let error as PostgresStoreError {
-            switch (error.kind, error.underlying) {
-            case (.noStore, _): throw GalleryError(.noStore, error.message, hint: "run `topregions migrate --store URL` or `topregions copy --to URL` first")
-            case (.busy, _): throw GalleryError(.busy(pid: nil), error.message)
-            case (_, let underlying?) where underlying.isConnectionGone:
-                throw GalleryError(.storeUnreachable, error.message,
-                                   hint: "the connection went during the command: a change it was making may or may not have been made; look, then try again")
-            case (_, let underlying?) where underlying.isTransientConnectionFailure:
-                throw GalleryError(.storeUnreachable, error.message, hint: "try again when the server takes connections")
-            default: throw GalleryError(.storeUnavailable, error.message)
-            }
-        } catch let error as StoreError {
-            throw GalleryError(.storeUnavailable, error.message)
+            return try body()
+        } catch {
+            throw postgresError(error, location: location)
         }
+    }
+
+    /// `withPostgresErrors` for an asynchronous body.
+    static func withPostgresErrors<T>(_ location: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw postgresError(error, location: location)
+        }
+    }
+
+    /// A PostgreSQL client's or store's error as the gallery's; any other error as it is.
+    private static func postgresError(_ error: Error, location: String) -> Error {
+        var error = error
+        if let client = error as? PostgresError {
+            error = PostgresStoreError(client, doing: "cannot read", location: PostgresLocation.redacted(location))
+        }
+        if let error = error as? PostgresStoreError {
+            switch (error.kind, error.underlying) {
+            case (.noStore, _): return GalleryError(.noStore, error.message, hint: "run `topregions migrate --store URL` or `topregions copy --to URL` first")
+            case (.busy, _): return GalleryError(.busy(pid: nil), error.message)
+            case (_, let underlying?) where underlying.isConnectionGone:
+                return GalleryError(.storeUnreachable, error.message,
+                                    hint: "the connection went during the command: a change it was making may or may not have been made; look, then try again")
+            case (_, let underlying?) where underlying.isTransientConnectionFailure:
+                return GalleryError(.storeUnreachable, error.message, hint: "try again when the server takes connections")
+            default: return GalleryError(.storeUnavailable, error.message)
+            }
+        }
+        if let error = error as? StoreError { return GalleryError(.storeUnavailable, error.message) }
+        return error
     }
 }

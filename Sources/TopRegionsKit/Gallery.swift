@@ -74,8 +74,8 @@ public final class Gallery: Sendable {
         guard PostgresLocation.isURL(location) else { return }
         throw GalleryError(.storeUnavailable,
                            "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet; "
-                           + "with one it runs only migrate, check, copy, status, the lists (regions, photos, photo, recents, favorites, users) "
-                           + "and view, favorites and users",
+                           + "with one it runs migrate, check, copy, status, sync, daemon, watch, the lists (regions, photos, photo, recents, favorites, users) "
+                           + "and view, favorites and users; not serve, thumbnail, image or prune",
                            hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
     }
 
@@ -105,7 +105,4 @@ public final class Gallery: Sendable {
 
     /// How long a write waits for another process's lock before it fails as busy.
     public var busyTimeout: TimeInterval { store.configuration.busyTimeout }
-
-    /// The ledger of API calls kept in this store, for a rate limiter that survives restarts.
-    public var callLedger: CallLedger { StoreCallLedger(store: store) }
 }

@@ -13,14 +13,20 @@ extension Gallery {
 
     static let sampleDataImageBase = "sampledata"
 
-    func setting(_ key: SettingKey) throws -> String? {
-        try store.read { try $0.scalar("SELECT value FROM Setting WHERE key = ?", [.text(key.rawValue)])?.string }
+}
+
+extension GalleryWriting {
+    func setting(_ key: Gallery.SettingKey) throws -> String? {
+        try readableStore.read { context in
+            try context.scalar("SELECT value FROM Setting WHERE key = \(context.dialect.parameter(1))", [.text(key.rawValue)])?.string
+        }
     }
 
-    func setSettings(_ values: [SettingKey: String]) async throws {
-        try await store.write { transaction in
+    func setSettings(_ values: [Gallery.SettingKey: String]) async throws {
+        try await writableStore.writing { transaction in
+            let p = transaction.dialect.parameter
             for (key, value) in values {
-                try transaction.execute("INSERT INTO Setting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                try transaction.execute("INSERT INTO Setting (key, value) VALUES (\(p(1)), \(p(2))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                                         [.text(key.rawValue), .text(value)])
             }
         }

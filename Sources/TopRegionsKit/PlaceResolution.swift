@@ -31,15 +31,15 @@ enum PlaceResolution {
     /// pass: a server that refuses them all is not asked about every place.
     static let failuresBeforeStopping = 8
 
-    static func resolvePending(in store: Store, client: FlickrClient, options: SyncOptions) async throws -> Outcome {
-        let pending = try await store.read { context in
+    static func resolvePending(in store: any StoreWriting, client: FlickrClient, options: SyncOptions) async throws -> Outcome {
+        let pending = try await store.reading { context in
             try context.rows("SELECT placeID FROM Place WHERE status = 'pending' ORDER BY id").compactMap { $0[0].string }
         }
         guard !pending.isEmpty, !Task.isCancelled else { return Outcome() }
         let (answers, stoppedAfterFailures) = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups,
                                                         deadline: options.placeLookupDeadline, progress: options.progress)
         let now = options.now()
-        var outcome = try await store.write { transaction in try record(answers, askedAt: now, in: transaction) }
+        var outcome = try await store.writing { transaction in try record(answers, askedAt: now, in: transaction) }
         if Task.isCancelled {
             // The pass was stopped (its result says so): the places not answered wait for
             // the next pass, neither for a deadline nor for failures.
@@ -163,10 +163,11 @@ enum PlaceResolution {
         guard !regionOfPlace.isEmpty else { return }
         var memberships: [RegionCounts.Membership] = []
         for places in InList.paddedChunks(regionOfPlace.keys, size: 400) {
-            let sql = "SELECT id, place_id, photographer_id FROM Photo WHERE region_id IS NULL AND place_id IN (\(Array(repeating: "?", count: places.count).joined(separator: ", ")))"
+            let p = transaction.dialect.parameter
+            let sql = "SELECT id, place_id, photographer_id FROM Photo WHERE region_id IS NULL AND place_id IN (\((1...places.count).map(p).joined(separator: ", ")))"
             for row in try transaction.rows(sql, places.map { .integer($0) }) {
                 guard let photo = row[0].int64, let place = row[1].int64, let region = regionOfPlace[place] else { continue }
-                try transaction.execute("UPDATE Photo SET region_id = ? WHERE id = ?", [.integer(region), .integer(photo)])
+                try transaction.execute("UPDATE Photo SET region_id = \(p(1)) WHERE id = \(p(2))", [.integer(region), .integer(photo)])
                 memberships.append(RegionCounts.Membership(region: region, photographer: row[2].int64))
             }
         }

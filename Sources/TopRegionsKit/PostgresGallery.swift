@@ -32,6 +32,44 @@ public final class PostgresGallery: GalleryWriting, GalleryObserving {
     }
 
     public func close() { store.close() }
+
+    /// Opens the gallery at `location` for a sync: creates the store in an empty database
+    /// (as `migrate` does) or upgrades an older one first.
+    public static func openForSyncing(location: String, busyTimeout: TimeInterval? = nil) throws -> PostgresGallery {
+        try Gallery.withPostgresErrors(location) {
+            let database = try PostgresStore(location: location, schema: TopRegionsSchema.postgres,
+                                             lockTimeout: busyTimeout ?? PostgresStore.defaultLockTimeout)
+            defer { database.close() }
+            try database.migrate()
+        }
+        return try PostgresGallery(location: location, busyTimeout: busyTimeout)
+    }
+}
+
+extension PostgresGallery: GallerySyncing {
+    public func acquireSyncLock(wait: Bool, waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> any SyncLockHold {
+        let location = self.location
+        return try await Gallery.withPostgresErrors(location) {
+            try await PostgresSyncLock.acquire(location: location, wait: wait, waiting: waiting)
+        }
+    }
+
+    /// PostgreSQL keeps its indexes up to date row by row: no bulk loads.
+    public func deferPhotoIndexes() async throws -> Bool { false }
+
+    public func buildDeferredIndexes() async throws {}
+
+    /// Daemons on any number of hosts: the sync lock lets one pass run at a time.
+    public var takesManyDaemons: Bool { true }
+
+    public func holdDaemonLock() throws -> any SyncLockHold { NoLock() }
+
+    /// A statement waits at most the lock timeout (`TOPREGIONS_BUSY_TIMEOUT`) anyway.
+    public func interruptWaits() {}
+
+    private struct NoLock: SyncLockHold {
+        func release() {}
+    }
 }
 
 /// The record store with the gallery's errors (`GalleryError`), for the lists' methods and

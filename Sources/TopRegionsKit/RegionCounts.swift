@@ -33,23 +33,24 @@ enum RegionCounts {
         var links: [Membership: (id: Int64, count: Int64)] = [:]
         for list in InList.paddedChunks(photosPerLink.keys, size: 500) {
             let arguments: [SQLValue] = list.flatMap { [.integer($0.region), $0.photographer.map { .integer($0) } ?? .null] }
-            for row in try transaction.rows(linksQuery(pairs: list.count), arguments) {
+            for row in try transaction.rows(linksQuery(pairs: list.count, dialect: transaction.dialect), arguments) {
                 guard let id = row[0].int64, let region = row[1].int64 else { continue }
                 links[Membership(region: region, photographer: row[2].int64)] = (id, row[3].int64 ?? 0)
             }
         }
+        let p = transaction.dialect.parameter
         var photographersPerRegion: [Int64: Int64] = [:]
         for (link, delta) in photosPerLink {
             let before = links[link]?.count ?? 0
             let after = before + delta
             if let existing = links[link] {
                 if after <= 0 {
-                    try transaction.execute("DELETE FROM RegionPhotographer WHERE id = ?", [.integer(existing.id)])
+                    try transaction.execute("DELETE FROM RegionPhotographer WHERE id = \(p(1))", [.integer(existing.id)])
                 } else {
-                    try transaction.execute("UPDATE RegionPhotographer SET photoCount = ? WHERE id = ?", [.integer(after), .integer(existing.id)])
+                    try transaction.execute("UPDATE RegionPhotographer SET photoCount = \(p(1)) WHERE id = \(p(2))", [.integer(after), .integer(existing.id)])
                 }
             } else if after > 0 {
-                try transaction.execute("INSERT INTO RegionPhotographer (region_id, photographer_id, photoCount) VALUES (?, ?, ?)",
+                try transaction.execute("INSERT INTO RegionPhotographer (region_id, photographer_id, photoCount) VALUES (\(p(1)), \(p(2)), \(p(3)))",
                                         [.integer(link.region), link.photographer.map { .integer($0) } ?? .null, .integer(after)])
             }
             if before <= 0 && after > 0 { photographersPerRegion[link.region, default: 0] += 1 }
@@ -60,9 +61,9 @@ enum RegionCounts {
             if photographerDelta == 0 {
                 // Setting photographerCount at all, even to itself, would rewrite the region's
                 // entry in the top-regions index (and compare its name on the way).
-                try transaction.execute("UPDATE Region SET photoCount = photoCount + ? WHERE id = ?", [.integer(photoDelta), .integer(region)])
+                try transaction.execute("UPDATE Region SET photoCount = photoCount + \(p(1)) WHERE id = \(p(2))", [.integer(photoDelta), .integer(region)])
             } else {
-                try transaction.execute("UPDATE Region SET photoCount = photoCount + ?, photographerCount = photographerCount + ? WHERE id = ?",
+                try transaction.execute("UPDATE Region SET photoCount = photoCount + \(p(1)), photographerCount = photographerCount + \(p(2)) WHERE id = \(p(3))",
                                         [.integer(photoDelta), .integer(photographerDelta), .integer(region)])
             }
         }
@@ -72,12 +73,15 @@ enum RegionCounts {
     /// the pairs, each looked up in the pair index: SQLite runs `(region_id, photographer_id)
     /// IN (VALUES …)` as a scan of the whole table, a cost that grew with the store (about
     /// 5 s of an 80 s sync of 1,000,000 photos). CROSS JOIN keeps the pairs outside. A pair
-    /// repeated to pad the list comes back twice, with the same values.
-    static func linksQuery(pairs: Int) -> String {
-        let values = Array(repeating: "(?, ?)", count: pairs).joined(separator: ", ")
+    /// repeated to pad the list comes back twice, with the same values. PostgreSQL is told
+    /// the pairs' type (a NULL photographer alone would leave it unknown), and joins them
+    /// with an inner join (its CROSS JOIN takes no condition; its planner needs no hint).
+    static func linksQuery(pairs: Int, dialect: SQLDialect = .sqlite) -> String {
+        let cast = dialect.isPostgreSQL ? "::bigint" : ""
+        let values = (0..<pairs).map { "(\(dialect.parameter(2 * $0 + 1))\(cast), \(dialect.parameter(2 * $0 + 2))\(cast))" }.joined(separator: ", ")
         return """
             SELECT l.id, l.region_id, l.photographer_id, l.photoCount
-            FROM (VALUES \(values)) AS wanted CROSS JOIN RegionPhotographer l
+            FROM (VALUES \(values)) AS wanted \(dialect.isPostgreSQL ? "JOIN" : "CROSS JOIN") RegionPhotographer l
             ON l.region_id = wanted.column1 AND l.photographer_id = wanted.column2
             """
     }

@@ -125,6 +125,81 @@ extension Gallery {
     /// writers wait for it) and the pages read past a catch-up's end few.
     static let pagesPerTransaction = 16
 
+    /// A pass's failure, with whether it may pass and what to do.
+    static func failure(_ error: Error, client: FlickrClient) -> SyncFailure {
+        let host = client.configuration.endpoint.host
+        if error is CancellationError {
+            return SyncFailure(isTemporary: true, message: "cancelled: the process was told to stop", source: nil,
+                               hint: "run it again: the next pass reads on from what this one stored")
+        }
+        if let error = error as? FlickrError {
+            switch error.kind {
+            case .api(100):
+                return SyncFailure(isTemporary: false, message: "Flickr says the API key is invalid (\(error))", source: host,
+                                   hint: "set FLICKR_API_KEY_FILE or --api-key-file to a valid key")
+            case .notInSampleData:
+                return SyncFailure(isTemporary: false, message: "\(error)", source: "SampleData", hint: nil)
+            default:
+                return SyncFailure(isTemporary: error.isTransient, message: "\(error)", source: host,
+                                   hint: error.isTransient ? "try again later (a daemon tries again at its next pass)" : nil)
+            }
+        }
+        if let error = error as? RateLedgerError {
+            return SyncFailure(isTemporary: error.isTemporary, message: "\(error)", source: "the rate ledger",
+                               hint: error.isTemporary ? "try again later (a daemon tries again at its next pass)" : nil)
+        }
+        if let error = error as? GalleryError {
+            switch error.kind {
+            case .busy, .storeUnreachable:
+                return SyncFailure(isTemporary: true, message: error.message, source: "the store", hint: error.hint ?? "try again later")
+            default:
+                return SyncFailure(isTemporary: false, message: error.message, source: "the store", hint: error.hint)
+            }
+        }
+        if let error = error as? StoreError {
+            return SyncFailure(isTemporary: error.resultCode?.primary == .busy, message: "\(error)", source: error.sql == nil ? nil : "the store",
+                               hint: error.resultCode?.primary == .full ? "free some disk space" : nil)
+        }
+        return SyncFailure(isTemporary: false, message: "\(error)", source: nil, hint: nil)
+    }
+
+    /// Sentences for what a pass left out or did not believe.
+    static func notes(_ result: SyncResult, options: SyncOptions) -> [String] {
+        var notes: [String] = []
+        if result.recordsSkipped > 0 {
+            notes.append("\(result.recordsSkipped) \(result.recordsSkipped == 1 ? "record was" : "records were") skipped: no photo id or owner, or one that is not a Flickr id")
+        }
+        if result.futureDatesIgnored > 0 {
+            notes.append("\(result.futureDatesIgnored) upload \(result.futureDatesIgnored == 1 ? "date lies" : "dates lie") in the future; not used for the next pass's window")
+        }
+        if result.placesLeftAfterFailures > 0 {
+            notes.append("place lookups stopped after \(PlaceResolution.failuresBeforeStopping) failed in a row; \(result.placesLeftAfterFailures) \(result.placesLeftAfterFailures == 1 ? "place waits" : "places wait") for the next pass")
+        }
+        if result.placeLookupsFailed > 0 {
+            notes.append("\(result.placeLookupsFailed) place \(result.placeLookupsFailed == 1 ? "lookup" : "lookups") failed and will be tried again next pass; the first: \(result.placeLookupFailure ?? "unknown")")
+        }
+        if result.placesLeftAtDeadline > 0 {
+            notes.append("place lookups stopped after \(Int(options.placeLookupDeadline)) s; \(result.placesLeftAtDeadline) \(result.placesLeftAtDeadline == 1 ? "place waits" : "places wait") for the next pass")
+        }
+        return notes
+    }
+
+    /// Thrown by a pass whose task was cancelled, after it recorded `result` (failed,
+    /// cancelled, with what it stored and the calls it made). A cancellation before the pass
+    /// began (while it waited for the sync lock) is a `CancellationError`.
+    public struct SyncStopped: Error, CustomStringConvertible {
+        public let result: SyncResult
+        public var description: String { result.error ?? "cancelled: the process was told to stop" }
+    }
+
+    /// Why a pass's `SyncRun` row says `failed` until the pass records its result: a
+    /// process that dies mid-pass leaves it so, and the next pass knows to read on.
+    public static let unfinishedPassError = "the pass did not finish: its process ended before it recorded a result"
+}
+
+extension GallerySyncing {
+    private static var pagesPerTransaction: Int { Gallery.pagesPerTransaction }
+
     /// One sync pass: recent geotagged photos, page by page, then the places not known yet,
     /// asked once each, then photos attached to their regions. Holds the store's sync lock
     /// for the pass: throws `SyncLock.Busy` (with the holder's pid) when another pass runs.
@@ -137,9 +212,9 @@ extension Gallery {
     /// at once asks for one page, and a long catch-up pays few commits, for at most about
     /// two groups' worth of pages read past the point where it catches up.
     public func sync(client: FlickrClient, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
-        let lock: ProcessLock
+        let lock: any SyncLockHold
         do {
-            lock = try await SyncLock.acquire(for: store, wait: waitForLock) { busy in options.progress?(.waitingForLock(pid: busy.pid)) }
+            lock = try await acquireSyncLock(wait: waitForLock) { busy in options.progress?(.waitingForLock(pid: busy.pid)) }
         } catch let busy as SyncLock.Busy {
             throw GalleryError(.busy(pid: busy.pid), busy.description)
         }
@@ -166,7 +241,7 @@ extension Gallery {
         do {
             // Indexes a pass that died during its bulk load left unbuilt (we hold the lock:
             // no other pass is loading).
-            try await store.buildDeferredIndexes()
+            try await buildDeferredIndexes()
             let lastPage = max(1, options.pages)
             let reader = PageReader(client: client, perPage: options.perPage, minimumUpload: minimumUpload)
             defer { reader.cancel() }
@@ -209,8 +284,8 @@ extension Gallery {
                 if batch.isLast { break }
             }
             // Before the places: attaching photos to regions finds them by place.
-            if bulkLoad == .loading { try await store.buildDeferredIndexes() }
-            let places = try await PlaceResolution.resolvePending(in: store, client: client, options: options)
+            if bulkLoad == .loading { try await buildDeferredIndexes() }
+            let places = try await PlaceResolution.resolvePending(in: writableStore, client: client, options: options)
             result.placesResolved = places.resolved
             result.placesFailed = places.failed
             result.placesLeftAtDeadline = places.leftAtDeadline
@@ -224,22 +299,22 @@ extension Gallery {
         } catch {
             result.outcome = .failed
             result.error = error is CancellationError ? "cancelled: the process was told to stop" : "\(error)"
-            result.failure = Self.failure(error, client: client)
+            result.failure = Gallery.failure(error, client: client)
             // The pages stored before the failure are indexed too; if this fails as well,
             // the next pass builds them first.
-            if bulkLoad == .loading { _ = try? await store.buildDeferredIndexes() }
+            if bulkLoad == .loading { try? await buildDeferredIndexes() }
         }
-        result.placesPending = try await store.read { Int(try $0.scalar("SELECT count(*) FROM Place WHERE status = 'pending'")?.int64 ?? 0) }
+        result.placesPending = try await writableStore.reading { Int(try $0.scalar("SELECT count(*) FROM Place WHERE status = 'pending'")?.int64 ?? 0) }
         result.calls = client.statistics.calls - callsBefore
         if result.outcome != .failed {
             result.outcome = result.photosNew + result.photosUpdated + result.placesResolved > 0 ? .newData : .noData
         }
-        result.notes = Self.notes(result, options: options)
+        result.notes = Gallery.notes(result, options: options)
         result.seconds = options.now().timeIntervalSince(started)
         try await record(result, run: run, newestUpload: result.outcome == .failed ? previousNewest : newestUpload,
                          finished: options.now())
         // A pass stopped by its caller (a process told to stop) says so, after its record.
-        if Task.isCancelled { throw SyncStopped(result: result) }
+        if Task.isCancelled { throw Gallery.SyncStopped(result: result) }
         return result
     }
 
@@ -255,82 +330,13 @@ extension Gallery {
         return try await sync(client: client, options: options, waitForLock: waitForLock)
     }
 
-    /// A pass's failure, with whether it may pass and what to do.
-    static func failure(_ error: Error, client: FlickrClient) -> SyncFailure {
-        let host = client.configuration.endpoint.host
-        if error is CancellationError {
-            return SyncFailure(isTemporary: true, message: "cancelled: the process was told to stop", source: nil,
-                               hint: "run it again: the next pass reads on from what this one stored")
-        }
-        if let error = error as? FlickrError {
-            switch error.kind {
-            case .api(100):
-                return SyncFailure(isTemporary: false, message: "Flickr says the API key is invalid (\(error))", source: host,
-                                   hint: "set FLICKR_API_KEY_FILE or --api-key-file to a valid key")
-            case .notInSampleData:
-                return SyncFailure(isTemporary: false, message: "\(error)", source: "SampleData", hint: nil)
-            default:
-                return SyncFailure(isTemporary: error.isTransient, message: "\(error)", source: host,
-                                   hint: error.isTransient ? "try again later (a daemon tries again at its next pass)" : nil)
-            }
-        }
-        if let error = error as? RateLedgerError {
-            return SyncFailure(isTemporary: error.isTemporary, message: "\(error)", source: "the rate ledger",
-                               hint: error.isTemporary ? "try again later (a daemon tries again at its next pass)" : nil)
-        }
-        if let error = error as? StoreError {
-            return SyncFailure(isTemporary: error.resultCode?.primary == .busy, message: "\(error)", source: error.sql == nil ? nil : "the store",
-                               hint: error.resultCode?.primary == .full ? "free some disk space" : nil)
-        }
-        return SyncFailure(isTemporary: false, message: "\(error)", source: nil, hint: nil)
-    }
-
-    /// Sentences for what a pass left out or did not believe.
-    private static func notes(_ result: SyncResult, options: SyncOptions) -> [String] {
-        var notes: [String] = []
-        if result.recordsSkipped > 0 {
-            notes.append("\(result.recordsSkipped) \(result.recordsSkipped == 1 ? "record was" : "records were") skipped: no photo id or owner, or one that is not a Flickr id")
-        }
-        if result.futureDatesIgnored > 0 {
-            notes.append("\(result.futureDatesIgnored) upload \(result.futureDatesIgnored == 1 ? "date lies" : "dates lie") in the future; not used for the next pass's window")
-        }
-        if result.placesLeftAfterFailures > 0 {
-            notes.append("place lookups stopped after \(PlaceResolution.failuresBeforeStopping) failed in a row; \(result.placesLeftAfterFailures) \(result.placesLeftAfterFailures == 1 ? "place waits" : "places wait") for the next pass")
-        }
-        if result.placeLookupsFailed > 0 {
-            notes.append("\(result.placeLookupsFailed) place \(result.placeLookupsFailed == 1 ? "lookup" : "lookups") failed and will be tried again next pass; the first: \(result.placeLookupFailure ?? "unknown")")
-        }
-        if result.placesLeftAtDeadline > 0 {
-            notes.append("place lookups stopped after \(Int(options.placeLookupDeadline)) s; \(result.placesLeftAtDeadline) \(result.placesLeftAtDeadline == 1 ? "place waits" : "places wait") for the next pass")
-        }
-        return notes
-    }
-
-    /// Where a pass stands with `SyncOptions.bulkLoadMinimumPhotos`.
-    private enum BulkLoad {
-        /// Too few new photos so far to decide.
-        case notYet
-        /// Decided against: Photo's indexes stay.
-        case declined
-        /// Photo's indexes are dropped; they are built before the places are resolved.
-        case loading
-    }
-
     /// Decides, once the pass has stored enough new photos, whether it loads the rest with
     /// Photo's indexes dropped (and drops them if so).
     private func decideBulkLoad(newThisPass: Int, pagesLeft: Int, options: SyncOptions) async throws -> BulkLoad {
         guard let minimum = options.bulkLoadMinimumPhotos, newThisPass >= minimum else { return .notYet }
-        let held = try await store.read { try $0.scalar("SELECT count(*) FROM Photo")?.int64 ?? 0 }
+        let held = try await writableStore.reading { try $0.scalar("SELECT count(*) FROM Photo")?.int64 ?? 0 }
         guard pagesLeft > 0, Int64(pagesLeft) * Int64(options.perPage) >= held else { return .declined }
-        return try await store.deferIndexes(of: TopRegionsSchema.photo).isEmpty ? .declined : .loading
-    }
-
-    /// What storing a group of pages did.
-    private struct StoredPages: Sendable {
-        var new = 0
-        var updated = 0
-        /// One of the pages held only photos already stored.
-        var reachedKnownPage = false
+        return try await deferPhotoIndexes() ? .loading : .declined
     }
 
     /// Stores pages in one transaction, each with `PhotoIngest`; `holdsNewPhotos` is called
@@ -338,7 +344,7 @@ extension Gallery {
     private func storePages(_ pages: [PhotoPage], downloadedAt: Date, namedThisPass: inout Set<String>,
                             holdsNewPhotos: @escaping @Sendable () -> Void) async throws -> StoredPages {
         let names = namedThisPass
-        let (outcome, named) = try await store.write { transaction in
+        let (outcome, named) = try await writableStore.writing { transaction in
             var named = names
             var outcome = StoredPages()
             for page in pages {
@@ -356,50 +362,60 @@ extension Gallery {
 
     /// The latest pass that did not fail, and whether the latest pass of all failed (or died).
     private func previousPasses() async throws -> (lastSuccessful: (startedAt: Date, newestUpload: Date?)?, latestFailed: Bool) {
-        try await store.read { context in
+        try await writableStore.reading { context in
             let latestFailed = try context.scalar("SELECT result FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 1")?.string == "failed"
             guard let row = try context.rows("SELECT startedAt, newestUpload FROM SyncRun WHERE result != 'failed' ORDER BY startedAt DESC, id DESC LIMIT 1").first else {
                 return (nil, latestFailed)
             }
-            return ((Date(timeIntervalSince1970: try row.double("startedAt")), row.optionalDouble("newestUpload").map(Date.init(timeIntervalSince1970:))),
+            // By place: PostgreSQL names the columns in lower case.
+            guard let startedAt = row[0].double else { throw GalleryError(.storeUnavailable, "a SyncRun row has no start time") }
+            return ((Date(timeIntervalSince1970: startedAt), row[1].double.map(Date.init(timeIntervalSince1970:))),
                     latestFailed)
         }
     }
 
-    /// Thrown by a pass whose task was cancelled, after it recorded `result` (failed,
-    /// cancelled, with what it stored and the calls it made). A cancellation before the pass
-    /// began (while it waited for the sync lock) is a `CancellationError`.
-    public struct SyncStopped: Error, CustomStringConvertible {
-        public let result: SyncResult
-        public var description: String { result.error ?? "cancelled: the process was told to stop" }
-    }
-
-    /// Why a pass's `SyncRun` row says `failed` until the pass records its result: a
-    /// process that dies mid-pass leaves it so, and the next pass knows to read on.
-    public static let unfinishedPassError = "the pass did not finish: its process ended before it recorded a result"
-
     /// Inserts the pass's `SyncRun` row, `failed` and unfinished until `record`; returns its id.
     private func recordStart(_ started: Date) async throws -> Int64 {
-        try await store.write { transaction in
-            let id = try transaction.scalar("INSERT INTO SyncRun (startedAt, result, error) VALUES (?, 'failed', ?) RETURNING id",
-                                            [.real(started.timeIntervalSince1970), .text(Self.unfinishedPassError)])?.int64
+        try await writableStore.writing { transaction in
+            let p = transaction.dialect.parameter
+            let id = try transaction.scalar("INSERT INTO SyncRun (startedAt, result, error) VALUES (\(p(1)), 'failed', \(p(2))) RETURNING id",
+                                            [.real(started.timeIntervalSince1970), .text(Gallery.unfinishedPassError)])?.int64
             guard let id else { throw GalleryError(.storeUnavailable, "the store gave no id for the pass's SyncRun row") }
             return id
         }
     }
 
     private func record(_ result: SyncResult, run: Int64, newestUpload: Date?, finished: Date) async throws {
-        try await store.write { transaction in
+        try await writableStore.writing { transaction in
+            let p = transaction.dialect.parameter
             try transaction.execute("""
-                UPDATE SyncRun SET finishedAt = ?, result = ?, photosNew = ?, photosUpdated = ?, placesResolved = ?, placesPending = ?,
-                                   placesFailed = ?, calls = ?, newestUpload = ?, error = ?
-                WHERE id = ?
+                UPDATE SyncRun SET finishedAt = \(p(1)), result = \(p(2)), photosNew = \(p(3)), photosUpdated = \(p(4)), placesResolved = \(p(5)),
+                                   placesPending = \(p(6)), placesFailed = \(p(7)), calls = \(p(8)), newestUpload = \(p(9)), error = \(p(10))
+                WHERE id = \(p(11))
                 """, [.real(finished.timeIntervalSince1970), .text(result.outcome.rawValue),
                       .integer(Int64(result.photosNew)), .integer(Int64(result.photosUpdated)), .integer(Int64(result.placesResolved)),
                       .integer(Int64(result.placesPending)), .integer(Int64(result.placesFailed)), .integer(Int64(result.calls)),
                       newestUpload.map { .real($0.timeIntervalSince1970) } ?? .null, result.error.map { .text($0) } ?? .null, .integer(run)])
         }
     }
+}
+
+/// Where a pass stands with `SyncOptions.bulkLoadMinimumPhotos`.
+private enum BulkLoad {
+    /// Too few new photos so far to decide.
+    case notYet
+    /// Decided against: Photo's indexes stay.
+    case declined
+    /// Photo's indexes are dropped; they are built before the places are resolved.
+    case loading
+}
+
+/// What storing a group of pages did.
+private struct StoredPages: Sendable {
+    var new = 0
+    var updated = 0
+    /// One of the pages held only photos already stored.
+    var reachedKnownPage = false
 }
 
 /// Reads `photos.search` pages for a pass, and reads pages ahead when asked, so that

@@ -5,34 +5,54 @@ import Store
 import TestSupport
 import TopRegionsKit
 
-/// observe.latency: a commit in one process, the change batch in `watch --json` processes
-/// (SQLite: each watcher polls the file's data version). observe.notify: the transport a
-/// PostgreSQL store is to use, measured alone: a commit that sends NOTIFY, the
-/// notification on 16 listening sessions. Both report what an idle watcher costs.
+/// observe.latency: a commit in one process, the change batch in `watch --json` processes,
+/// on SQLite (each watcher polls the file's data version) and on PostgreSQL (each watcher
+/// LISTENs; the commit sends NOTIFY). observe.notify: PostgreSQL's transport measured
+/// alone: a commit that sends NOTIFY, the notification on 16 listening sessions. Each
+/// reports what an idle watcher costs.
 enum ObserveBenchmarks {
     static let scenarios = [
-        Scenario(name: "observe.latency", summary: "commit in this process → batch in 1 and 16 `watch --json` processes (SQLite); idle CPU") { quick in
-            try [1, 16].map { try latency(watchers: $0, commits: quick ? 10 : 50) }
+        Scenario(name: "observe.latency", summary: "commit in this process → batch in 1 and 16 `watch --json` processes, SQLite and PostgreSQL; idle CPU") { quick in
+            var figures = try [1, 16].map { try latency(watchers: $0, commits: quick ? 10 : 50, on: .sqlite) }
+            if PostgresTestServer.programDirectory != nil {
+                figures += try [1, 16].map { try latency(watchers: $0, commits: quick ? 10 : 50, on: .postgresql) }
+            } else {
+                print("observe.latency on PostgreSQL skipped: PostgreSQL is not installed (scripts/install-dependencies --test)")
+            }
+            return figures
         },
         Scenario(name: "observe.notify", summary: "PostgreSQL LISTEN/NOTIFY alone: commit → notification on 16 sessions; idle CPU") { quick in
             [try notify(listeners: 16, commits: quick ? 20 : 200)]
         },
     ]
 
-    // MARK: observe.latency (SQLite)
+    // MARK: observe.latency
 
-    static func latency(watchers count: Int, commits: Int) throws -> Figure {
+    enum StoreKind: String { case sqlite, postgresql }
+
+    static func latency(watchers count: Int, commits: Int, on kind: StoreKind) throws -> Figure {
         try withScratchDirectory { directory in
             let path = directory.appendingPathComponent("observe.sqlite").path
             try ProductBenchmarks.buildStore(path: path, photos: 10_000, regions: 200, photographers: 2_000)
-            let gallery = try Gallery(path: path)
-            defer { gallery.close() }
-            let user = try gallery.user(named: GalleryUser.localName)
             let store = try Store(path: path, schema: TopRegionsSchema.schema, migrator: TopRegionsSchema.migrator)
             let photos = try store.read { try $0.rows("SELECT flickrID FROM Photo ORDER BY id LIMIT ?", [.integer(Int64(commits))]) }
                 .compactMap { $0[0].string }
             store.close()
-            let watchers = try (0..<count).map { _ in try Watcher(store: path) }
+            var server: PostgresTestServer?
+            let location: String
+            switch kind {
+            case .sqlite:
+                location = path
+            case .postgresql:
+                let started = try PostgresTestServer.shared()
+                server = started
+                location = try started.makeDatabase("observe")
+                try Gallery.copyStore(from: path, to: location)
+            }
+            let gallery = try Gallery.openForWriting(location)
+            defer { gallery.close() }
+            let user = try gallery.user(named: GalleryUser.localName)
+            let watchers = try (0..<count).map { _ in try Watcher(store: location) }
             defer { watchers.forEach { $0.stop() } }
             try HTTPBenchmarks.waitFor("every watcher's snapshot", timeout: 60) { watchers.allSatisfy { $0.snapshots > 0 } }
             let idle = try idleCPU(of: watchers.map(\.pid))
@@ -48,10 +68,12 @@ enum ObserveBenchmarks {
                 usleep(useconds_t.random(in: 20_000...80_000))  // not in step with the watchers' polling
             }
             latencies.sort()
-            return Figure(scenario: "observe.latency", n: commits, seconds: percentile(latencies, 99) / 1000,
-                          extra: ["store": "sqlite", "watchers": count, "p50ms": percentile(latencies, 50), "p99ms": percentile(latencies, 99),
-                                  "maxms": latencies.last ?? 0, "pollIntervalMs": StoreConfiguration().observationInterval * 1000,
-                                  "idleCpuPercentPerWatcher": idle])
+            var extra: [String: Any] = ["store": kind.rawValue, "watchers": count, "p50ms": percentile(latencies, 50),
+                                        "p99ms": percentile(latencies, 99), "maxms": latencies.last ?? 0,
+                                        "idleCpuPercentPerWatcher": idle]
+            if kind == .sqlite { extra["pollIntervalMs"] = StoreConfiguration().observationInterval * 1000 }
+            withExtendedLifetime(server) {}
+            return Figure(scenario: "observe.latency", n: commits, seconds: percentile(latencies, 99) / 1000, extra: extra)
         }
     }
 

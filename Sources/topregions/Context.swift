@@ -53,6 +53,14 @@ extension Invocation {
         return try Gallery.openForObserving(storePath, busyTimeout: try busyTimeout())
     }
 
+    /// The gallery at the store for a sync: a SQLite file (created when missing), or a
+    /// PostgreSQL database (its store created or upgraded when needed).
+    func openSyncer() throws -> any GallerySyncing {
+        _ = try userName()
+        if Gallery.isPostgres(storePath) { return try PostgresGallery.openForSyncing(location: storePath, busyTimeout: try busyTimeout()) }
+        return try openGallery(.create)
+    }
+
     func openGallery(_ use: Gallery.Use, at path: String? = nil) throws -> Gallery {
         _ = try userName()  // a bad --user is a usage error, whether or not the store exists
         return try Gallery.open(path: path ?? storePath, for: use, busyTimeout: try busyTimeout())

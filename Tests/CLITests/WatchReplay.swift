@@ -33,6 +33,13 @@ struct WatchReplay {
     /// The rows' Flickr ids in list order.
     var ids: [Int64] { table.sections.flatMap(\.ids) }
 
-    /// A row's Flickr id as a number (-1 when it has none).
-    static func id(_ row: Any?) -> Int64 { Int64((row as? [String: Any])?["id"] as? String ?? "") ?? -1 }
+    /// A row's id as a number: a Flickr photo id as it is, another id (a region's place id)
+    /// by its FNV-1a hash; -1 when it has none.
+    static func id(_ row: Any?) -> Int64 {
+        guard let text = (row as? [String: Any])?["id"] as? String else { return -1 }
+        if let number = Int64(text) { return number }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int64(bitPattern: hash)
+    }
 }

@@ -138,7 +138,7 @@ extension Commands {
         let interval = try invocation.duration("interval", default: 20 * 60, range: 0.01...(30 * 86_400))
         let source = try invocation.source()
         let options = try invocation.syncOptions()
-        let gallery = try invocation.openGallery(.create)
+        let gallery = try invocation.openSyncer()
         defer { gallery.close() }
         let lock = try gallery.holdDaemonLock()
         defer { lock.release() }
@@ -149,7 +149,7 @@ extension Commands {
             if event == .stop { gallery.interruptWaits() }
             Task { await state.signal(event) }
         }
-        log("info", "start", [("pid", getpid()), ("interval", DaemonLog.seconds(interval)), ("source", source.name), ("store", Gallery.absolute(invocation.storePath))])
+        log("info", "start", [("pid", getpid()), ("interval", DaemonLog.seconds(interval)), ("source", source.name), ("store", Gallery.displayed(invocation.storePath))])
         var failures = 0
         while await !state.stopping {
             guard let pass = await state.start({ await runPass(gallery, source: source, options: options, log: log) }) else { break }
@@ -177,7 +177,7 @@ extension Commands {
     }
 
     /// One pass, logged; whether it failed (nil: cancelled by a signal).
-    static func runPass(_ gallery: Gallery, source: GallerySource, options: SyncOptions, log: DaemonLog) async -> Bool? {
+    static func runPass(_ gallery: any GallerySyncing, source: GallerySource, options: SyncOptions, log: DaemonLog) async -> Bool? {
         var options = options
         let lastLogged = Mutex(Date.distantPast)
         options.progress = { progress in
@@ -195,7 +195,9 @@ extension Commands {
             }
         }
         do {
-            let result = try await gallery.sync(from: source, options: options, waitForLock: true)
+            // One daemon per file waits for a `sync` run by hand; of several daemons sharing
+            // a database, one runs each pass and the others skip it.
+            let result = try await gallery.sync(from: source, options: options, waitForLock: !gallery.takesManyDaemons)
             log(result.outcome == .failed ? "error" : "info", "sync", [
                 ("result", result.outcome.rawValue), ("photos_new", result.photosNew), ("photos_updated", result.photosUpdated),
                 ("places_resolved", result.placesResolved), ("places_pending", result.placesPending), ("calls", result.calls),
@@ -211,6 +213,9 @@ extension Commands {
         } catch is CancellationError {
             log("info", "sync-cancelled")
             return nil
+        } catch let error as GalleryError where gallery.takesManyDaemons && error.isBusySyncLock {
+            log("info", "sync-skipped", [("reason", "another sync is running")])
+            return false
         } catch {
             log("error", "sync", [("result", "failed"), ("error", "\(error)")])
             return true

@@ -32,7 +32,7 @@ extension Commands {
     ) { invocation in
         let status: GalleryStatus, daemon: Int32?
         if Gallery.isPostgres(invocation.storePath) {
-            // No daemon runs on a PostgreSQL store yet.
+            // Daemons on other hosts have no pid here: whether a pass runs is `sync running`.
             (status, daemon) = (try Gallery.postgresStatus(invocation.storePath, busyTimeout: try invocation.busyTimeout()), nil)
         } else {
             let gallery = try invocation.openGallery(.read)

@@ -53,7 +53,7 @@ extension Commands {
         if !settings.address.isLoopback {
             log("warning", "public-address", [("listen", "\(settings.address)"), ("note", "anyone who can reach this address can read the catalogue")])
         }
-        log("info", "start", [("pid", getpid()), ("listen", url), ("store", Gallery.absolute(invocation.storePath))])
+        log("info", "start", [("pid", getpid()), ("listen", url), ("store", Gallery.displayed(invocation.storePath))])
         let passes = settings.syncInterval.map { interval in
             Task {
                 while !Task.isCancelled {

@@ -104,7 +104,7 @@ extension Commands {
     private static func runSync(_ invocation: Invocation) async throws -> Int32 {
         let source = try invocation.source()
         let options = try invocation.syncOptions()
-        let gallery = try invocation.openGallery(.create)
+        let gallery = try invocation.openSyncer()
         defer { gallery.close() }
         let output = invocation.output
         let progress = ProgressLine(output: output)

@@ -1,0 +1,79 @@
+import Flickr
+import Foundation
+import Store
+
+/// A gallery a sync pass can fill: the SQLite `Gallery`, or a PostgreSQL store's
+/// (`PostgresGallery`). The pass is written once (`sync`, an extension of this protocol);
+/// what differs is the sync lock (a lock file beside a SQLite file, an advisory lock in a
+/// PostgreSQL database) and bulk loads (SQLite's alone).
+public protocol GallerySyncing: GalleryWriting {
+    /// Takes the gallery's sync lock, held until `release()`; throws `SyncLock.Busy` when
+    /// another pass (in any process, on any host) holds it, or, with `wait`, waits for it
+    /// (telling `waiting` the holder each time it looks), ending with `CancellationError`
+    /// when the task is cancelled.
+    func acquireSyncLock(wait: Bool, waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> any SyncLockHold
+
+    /// Drops Photo's indexes for a bulk load, if the store does bulk loads; returns whether
+    /// it did (`buildDeferredIndexes` builds them again).
+    func deferPhotoIndexes() async throws -> Bool
+
+    /// Builds the indexes a bulk load dropped (one that died left them noted).
+    func buildDeferredIndexes() async throws
+
+    /// Whether several daemons may keep this gallery fresh at once (a database many hosts
+    /// share: each takes a pass when no other is running one, and skips it otherwise), or
+    /// only one (a file: one daemon per store, `holdDaemonLock`).
+    var takesManyDaemons: Bool { get }
+
+    /// Takes the lock that keeps a second daemon off the gallery, held until `release()`;
+    /// throws `busy` when another daemon runs. A gallery that takes many daemons holds none.
+    func holdDaemonLock() throws -> any SyncLockHold
+
+    /// Makes a write that waits for another process's lock give up now (for a process that
+    /// is stopping).
+    func interruptWaits()
+}
+
+/// A held sync lock.
+public protocol SyncLockHold: Sendable {
+    /// Releases the lock (a process that ends releases it too).
+    func release()
+}
+
+extension ProcessLock: SyncLockHold {}
+
+extension Gallery: GallerySyncing {
+    public var takesManyDaemons: Bool { false }
+
+    public func holdDaemonLock() throws -> any SyncLockHold {
+        let lock: ProcessLock = try holdDaemonLock()
+        return lock
+    }
+
+    public func acquireSyncLock(wait: Bool, waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> any SyncLockHold {
+        try await SyncLock.acquire(for: store, wait: wait, waiting: waiting)
+    }
+
+    public func deferPhotoIndexes() async throws -> Bool {
+        try await !store.deferIndexes(of: TopRegionsSchema.photo).isEmpty
+    }
+
+    public func buildDeferredIndexes() async throws {
+        _ = try await store.buildDeferredIndexes()
+    }
+}
+
+extension GalleryWriting {
+    /// The gallery's ledger of API calls (table `APICall`), shared by every process that
+    /// syncs it.
+    public var callLedger: CallLedger { StoreCallLedger(store: writableStore) }
+}
+
+extension GalleryError {
+    /// Whether this is a pass refused because another one holds the sync lock (rather
+    /// than a write that waited too long for the store).
+    public var isBusySyncLock: Bool {
+        guard case .busy(let pid) = kind else { return false }
+        return message == SyncLock.Busy(pid: pid, holder: "sync").description
+    }
+}

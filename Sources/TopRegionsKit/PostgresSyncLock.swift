@@ -1,0 +1,66 @@
+import Foundation
+import PostgreSQL
+
+/// The sync lock of a gallery in PostgreSQL: a session advisory lock, held on a connection
+/// of its own for the length of a pass. Whatever host the holder runs on, a second pass
+/// finds it taken; a holder that dies (killed, its host gone) releases it with its
+/// connection, and nothing is left behind to clean up.
+final class PostgresSyncLock: SyncLockHold, @unchecked Sendable {
+    /// The lock's key: one per database (the store lives in one schema of it).
+    static let key: Int64 = 0x746f_7072_6567_6e73  // "topregns"
+
+    private let connection: PostgresConnection
+    private let lock = NSLock()
+    private var released = false
+
+    private init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Takes the lock at once, or throws `SyncLock.Busy`.
+    static func acquire(location: String) throws -> PostgresSyncLock {
+        let connection = try PostgresConnection(location)
+        do {
+            guard try connection.tryAdvisoryLock(key) else {
+                throw SyncLock.Busy(pid: nil, holder: "sync")
+            }
+        } catch {
+            connection.close()
+            throw error
+        }
+        return PostgresSyncLock(connection: connection)
+    }
+
+    /// Takes the lock; with `wait`, tries again every `pollInterval` until it is free,
+    /// else throws `Busy` at once. Cancelling the task ends the wait.
+    static func acquire(location: String, wait: Bool, pollInterval: TimeInterval = 0.2,
+                        waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> PostgresSyncLock {
+        while true {
+            do {
+                return try acquire(location: location)
+            } catch let busy as SyncLock.Busy where wait {
+                waiting?(busy)
+                try await Task.sleep(nanoseconds: UInt64(pollInterval * 1_000_000_000))
+            }
+        }
+    }
+
+    /// Whether a session holds the lock of the database at `location` (a pass is running
+    /// somewhere); nil when that cannot be told.
+    static func isHeld(location: String) -> Bool? {
+        guard let connection = try? PostgresConnection(location) else { return nil }
+        defer { connection.close() }
+        return (try? connection.advisoryLockHolder(key)).map { $0 != nil }
+    }
+
+    func release() {
+        lock.withLock {
+            guard !released else { return }
+            released = true
+            _ = try? connection.advisoryUnlock(Self.key)
+            connection.close()
+        }
+    }
+
+    deinit { release() }
+}
