@@ -50,16 +50,19 @@ enum PostgresHistory {
     /// just before the commit: the token's lock is held until then, so tokens commit in
     /// order and a reader that sees one sees every smaller one.
     static func append(_ changes: ChangeSet, origin: String, author: String?, on connection: PostgresConnection) throws -> HistoryEntry {
-        try connection.query("SELECT pg_advisory_xact_lock(\(PostgresHistorySchema.tokenLockKey))")
         let committedAt = Date()
         var token: Int64?
+        // One round trip: the lock is taken before the token is drawn (the insert reads the
+        // lock's row first), and the notification sent with the token.
         try connection.query("""
-            INSERT INTO \(history) (token, committed_at, origin, author, changes)
-            VALUES (nextval('\(PostgresHistorySchema.tokens)'), $1, $2, $3, $4) RETURNING token
+            WITH locked AS (SELECT pg_advisory_xact_lock(\(PostgresHistorySchema.tokenLockKey))),
+                 appended AS (
+                     INSERT INTO \(history) (token, committed_at, origin, author, changes)
+                     SELECT nextval('\(PostgresHistorySchema.tokens)'), $1, $2, $3, $4 FROM locked RETURNING token)
+            SELECT token, pg_notify('\(PostgresHistorySchema.channel)', token::text) FROM appended
             """, [.real(committedAt.timeIntervalSince1970), .text(origin), author.map { .text($0) } ?? .null,
                   .bytes(changes.encoded())]) { cursor in token = cursor.integer(0) }
         guard let token else { throw StoreError(.corrupt, "Appending to \(history) returned no token") }
-        try connection.notify(PostgresHistorySchema.channel, payload: String(token))
         return HistoryEntry(token: token, committedAt: committedAt, origin: origin, author: author, changes: changes)
     }
 

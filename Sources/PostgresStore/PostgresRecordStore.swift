@@ -72,9 +72,10 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
         }
     }
 
-    /// How many times a write is tried before it gives up as busy: enough for some twenty
-    /// processes changing one user's list at the same moment (each try pauses up to 0.1 s).
-    public static let writeAttempts = 16
+    /// How many times a write is tried before it gives up as busy: enough for a dozen
+    /// processes moving and removing one user's Favorites at the same moment, each write
+    /// also appending to the history (each try pauses up to 0.1 s: at most about 3 s).
+    public static let writeAttempts = 32
 
     @discardableResult
     public func write<T>(author: String?, _ body: (Transaction) throws -> T) throws -> T {

@@ -70,7 +70,7 @@ public struct RecordContainer {
 
 extension Record {
     /// The stored column values, in `entity.storedColumns` order.
-    func storedValues() throws -> [SQLValue] {
+    package func storedValues() throws -> [SQLValue] {
         var container = RecordContainer(entity: Self.entity)
         encode(to: &container)
         if let unknown = container.unknownColumns.first {

@@ -32,6 +32,7 @@ enum PhotoIngest {
         if existingByFlickrID.count < photos.count { holdsNewPhotos() }
         var joined: [RegionCounts.Membership] = []
         var imageReplaced: [Int64] = []
+        var arriving: [PhotoRecord] = []
         for photo in photos {
             let place = photo.placeID.flatMap { places[$0] }
             var record = PhotoRecord(
@@ -65,13 +66,15 @@ enum PhotoIngest {
                 if try !transaction.update(record, from: stored).isEmpty { outcome.updated += 1 }
             } else {
                 outcome.allKnown = false
-                try transaction.insert(&record)
+                arriving.append(record)
                 outcome.new += 1
                 if let region = record.regionID {
                     joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
                 }
             }
         }
+        // Together: on PostgreSQL a few statements for the page rather than one per photo.
+        try transaction.insert(&arriving)
         try RegionCounts.attach(joined, in: transaction)
         if !imageReplaced.isEmpty {
             try transaction.delete("Thumbnail", ids: try transaction.fetchIDs(
@@ -91,6 +94,7 @@ enum PhotoIngest {
         var byOwner: [String: PhotographerRecord] = [:]
         for photographer in stored { byOwner[photographer.ownerID] = photographer }
         var result: [String: Int64] = [:]
+        var arriving: [PhotographerRecord] = []
         for owner in owners {
             let name = PhotoText.bounded((names[owner] ?? nil) ?? byOwner[owner]?.name ?? owner, to: PhotoText.Limit.name)
             if let existing = byOwner[owner] {
@@ -101,10 +105,12 @@ enum PhotoIngest {
                 }
                 result[owner] = existing.id
             } else {
-                result[owner] = try transaction.inserted(PhotographerRecord(ownerID: owner, name: name)).id
+                arriving.append(PhotographerRecord(ownerID: owner, name: name))
             }
             namedThisPass.insert(owner)
         }
+        try transaction.insert(&arriving)
+        for photographer in arriving { result[photographer.ownerID] = photographer.id }
         return result
     }
 
@@ -115,9 +121,9 @@ enum PhotoIngest {
         for place in try transaction.fetch(PlaceRecord.self, whereColumn: "placeID", in: placeIDs.map { .text($0) }) {
             places[place.placeID] = place
         }
-        for placeID in placeIDs where places[placeID] == nil {
-            places[placeID] = try transaction.inserted(PlaceRecord(placeID: placeID))
-        }
+        var arriving = placeIDs.filter { places[$0] == nil }.map { PlaceRecord(placeID: $0) }
+        try transaction.insert(&arriving)
+        for place in arriving { places[place.placeID] = place }
         return places
     }
 }
