@@ -77,7 +77,7 @@ let package = Package(
         // fixture processes, a small photo-like schema, the Flickr test server's driver.
         .target(
             name: "TestSupport",
-            dependencies: ["Store", "SampleDataSupport", "Flickr"],
+            dependencies: ["Store", "SampleDataSupport", "Flickr", "ResultsController"],
             path: "Tests/Fixtures/TestSupport"
         ),
         // A child process for the store's crash and multi-process tests: it writes

@@ -74,8 +74,8 @@ public final class Gallery: Sendable {
         guard PostgresLocation.isURL(location) else { return }
         throw GalleryError(.storeUnavailable,
                            "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet; "
-                           + "with one it runs migrate, check, copy, status, sync, daemon, watch, the lists (regions, photos, photo, recents, favorites, users) "
-                           + "and view, favorites and users; not serve, thumbnail, image or prune",
+                           + "with one it runs migrate, check, copy, status, sync, daemon, watch, prune, the lists (regions, photos, photo, recents, favorites, users) "
+                           + "and view, favorites and users; not serve, thumbnail or image",
                            hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
     }
 

@@ -16,18 +16,20 @@ public struct PruneResult: Sendable, Equatable {
 extension Gallery {
     /// How long a photo is kept after its download unless asked otherwise: seven days.
     public static let defaultRetention: TimeInterval = 7 * 24 * 3600
+}
 
+extension GalleryWriting {
     /// Deletes photos downloaded more than `retention` ago, except those in Recents or
     /// Favorites, then the photographers, places and regions left with no photos, counts
     /// kept exact, in one transaction.
     @discardableResult
-    public func prune(olderThan retention: TimeInterval = defaultRetention, now: Date = Date()) throws -> PruneResult {
-        try store.write { transaction in
+    public func prune(olderThan retention: TimeInterval = Gallery.defaultRetention, now: Date = Date()) throws -> PruneResult {
+        try writableStore.write { transaction in
             var result = PruneResult()
             let cutoff = now.addingTimeInterval(-retention).timeIntervalSince1970
             let doomed = try transaction.rows("""
                 SELECT p.id, p.region_id, p.photographer_id FROM Photo p
-                WHERE p.downloaded < ?
+                WHERE p.downloaded < \(transaction.dialect.parameter(1))
                   AND NOT EXISTS (SELECT 1 FROM Recent r WHERE r.photo_id = p.id)
                   AND NOT EXISTS (SELECT 1 FROM Favorite f WHERE f.photo_id = p.id)
                 """, [.real(cutoff)])
@@ -46,7 +48,9 @@ extension Gallery {
             return result
         }
     }
+}
 
+extension Gallery {
     /// Recomputes every count from the photos and runs SQLite's integrity and foreign key
     /// checks: the problems found, as sentences (empty when the store is sound). Indexes left unbuilt by
     /// a first sync that died during its bulk load are one, unless a sync is running (it

@@ -146,18 +146,21 @@ enum ObserveBenchmarks {
     }
 }
 
-/// `topregions watch recents --json` in a process of its own; the arrival time of each
-/// batch line, read on a thread.
-private final class Watcher: @unchecked Sendable {
+/// `topregions watch LIST --json` in a process of its own; what it printed, and the
+/// arrival time of each batch line (also by the token it brings the list to), read on a
+/// thread.
+final class Watcher: @unchecked Sendable {
     private let process = Process()
     private let lock = NSLock()
     private var batches: [Double] = []
+    private var arrivals: [Int64: Double] = [:]
+    private var printed = ""
     private var snapshotCount = 0
     var pid: Int32 { process.processIdentifier }
 
-    init(store: String) throws {
+    init(store: String, list: String = "recents") throws {
         process.executableURL = URL(fileURLWithPath: try ToolBinary.path())
-        process.arguments = ["--store", store, "watch", "recents", "--json"]
+        process.arguments = ["--store", store, "watch", list, "--json"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
@@ -170,6 +173,10 @@ private final class Watcher: @unchecked Sendable {
 
     var snapshots: Int { lock.withLock { snapshotCount } }
     var batchTimes: [Double] { lock.withLock { batches } }
+    /// When the batch bringing the list to each token arrived.
+    var arrivalsByToken: [Int64: Double] { lock.withLock { arrivals } }
+    /// Every line printed so far.
+    var output: String { lock.withLock { printed } }
 
     private func read(_ handle: FileHandle) {
         var pending = Data()
@@ -181,9 +188,15 @@ private final class Watcher: @unchecked Sendable {
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = pending[pending.startIndex..<newline]
                 pending = pending[pending.index(after: newline)...]
-                let type = (try? JSONSerialization.jsonObject(with: line) as? [String: Any])?["type"] as? String
+                let message = try? JSONSerialization.jsonObject(with: line) as? [String: Any]
+                let type = message?["type"] as? String
+                let token = (message?["token"] as? NSNumber)?.int64Value
                 lock.withLock {
-                    if type == "snapshot" { snapshotCount += 1 } else if type == "batch" { batches.append(arrived) }
+                    printed += String(decoding: line, as: UTF8.self) + "\n"
+                    if type == "snapshot" { snapshotCount += 1 } else if type == "batch" {
+                        batches.append(arrived)
+                        if let token { arrivals[token] = arrived }
+                    }
                 }
             }
         }

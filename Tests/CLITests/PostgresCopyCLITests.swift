@@ -42,8 +42,8 @@ struct PostgresCopyCLITests {
         originalFields.removeValue(forKey: "store")
         #expect(NSDictionary(dictionary: statusFields) == NSDictionary(dictionary: originalFields), "\(statusFields) vs \(originalFields)")
         #expect((originalFields["photos"] as? Int ?? 0) > 0 && originalFields["lastSync"] is [String: Any])
-        let unsupported = try tool.runWithoutStore(["--store", database, "prune"])
-        #expect(unsupported.status == 1 && unsupported.stderr.contains("not serve, thumbnail, image or prune"), "\(unsupported.stderr)")
+        let unsupported = try tool.runWithoutStore(["--store", database, "thumbnail", "53300015459"])
+        #expect(unsupported.status == 1 && unsupported.stderr.contains("not serve, thumbnail or image"), "\(unsupported.stderr)")
 
         // Every reading command answers from PostgreSQL as from the file: rows, order, text
         // and JSON, errors and their suggestions.

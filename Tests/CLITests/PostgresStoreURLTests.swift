@@ -4,8 +4,8 @@ import Testing
 @Suite("A PostgreSQL store URL given to the tool")
 struct PostgresStoreURLTests {
     @Test("by a command that writes is refused with the URL's password redacted, and creates nothing on disk",
-          arguments: [["--store", "postgresql://alice:hunter2@127.0.0.1:1/gallery", "prune"],
-                      ["--store", "POSTGRES://alice:hunter2@db/gallery", "prune", "--json"]])
+          arguments: [["--store", "postgresql://alice:hunter2@127.0.0.1:1/gallery", "image", "53300015459"],
+                      ["--store", "POSTGRES://alice:hunter2@db/gallery", "thumbnail", "53300015459"]])
     func refusedWithoutTouchingFiles(arguments: [String]) throws {
         let tool = try Tool()
         let run = try tool.runWithoutStore(arguments, inOwnDirectory: true)
@@ -18,7 +18,7 @@ struct PostgresStoreURLTests {
 
     @Test("by a command that reads or writes, with no server there, is a connection error naming the URL redacted, status 75 (it may pass); nothing is created on disk",
           arguments: [["regions"], ["photos", "--region", "x"], ["recents"], ["favorites"], ["users"], ["photo", "1"],
-                      ["view", "1"], ["favorites", "add", "1"], ["sync"], ["daemon"], ["watch", "recents"]])
+                      ["view", "1"], ["favorites", "add", "1"], ["sync"], ["daemon"], ["watch", "recents"], ["prune"]])
     func readingWithoutServer(words: [String]) throws {
         let tool = try Tool()
         let run = try tool.runWithoutStore(["--store", "postgresql://alice:hunter2@127.0.0.1:1/gallery"] + words, inOwnDirectory: true)
@@ -31,7 +31,7 @@ struct PostgresStoreURLTests {
     @Test("in TOPREGIONS_STORE is refused the same way")
     func refusedFromTheEnvironment() throws {
         let tool = try Tool()
-        let run = try tool.runWithoutStore(["prune"], environment: ["TOPREGIONS_STORE": "postgresql://bob:pw-secret@db/gallery"], inOwnDirectory: true)
+        let run = try tool.runWithoutStore(["thumbnail", "53300015459"], environment: ["TOPREGIONS_STORE": "postgresql://bob:pw-secret@db/gallery"], inOwnDirectory: true)
         #expect(run.status == 1)
         #expect(run.stderr.contains("postgresql://bob:***@db/gallery"))
         #expect(!run.stderr.contains("pw-secret"))

@@ -294,22 +294,26 @@ struct UserListsTests {
         #expect { try cache.fileURL(flickrID: "1000", size: .large, origin: "../x") } throws: { "\($0)".contains("origin key") }
     }
 
-    @Test("Pruning deletes old photos except Recents and Favorites, then what is left empty; counts stay exact")
-    func pruning() async throws {
+    @Test("Pruning deletes old photos except Recents and Favorites, then what is left empty; counts stay exact",
+          arguments: StoreKind.available)
+    func pruning(on kind: StoreKind) async throws {
         let ids = try await photoIDs(2)
-        try test.gallery.recordView(photoID: ids[0], for: try local)
-        try test.gallery.addFavorite(photoID: ids[1], for: try local)
-        #expect(try test.gallery.check().isEmpty)
-        let result = try test.gallery.prune(olderThan: 3600, now: Date().addingTimeInterval(7200))
+        let store = try GalleryOnStore(test, on: kind)
+        let gallery = store.gallery
+        let local = try gallery.user(named: GalleryUser.localName)
+        try gallery.recordView(photoID: ids[0], for: local)
+        try gallery.addFavorite(photoID: ids[1], for: local)
+        #expect(try store.check().isEmpty)
+        let result = try gallery.prune(olderThan: 3600, now: Date().addingTimeInterval(7200))
         #expect(result.photos > 100)
-        let left = try await test.gallery.store.read { try $0.fetchIDs(FetchRequest(PhotoRecord.self, sortDescriptors: [SortKey("id")])) }
+        let left = try gallery.readableStore.read { try $0.fetchIDs(FetchRequest(PhotoRecord.self, sortDescriptors: [SortKey("id")])) }
         #expect(left == ids)
-        let photographers = try await test.gallery.store.read { try $0.count(FetchRequest(PhotographerRecord.self)) }
+        let photographers = try gallery.readableStore.read { try $0.count(FetchRequest(PhotographerRecord.self)) }
         #expect(photographers <= 2)
         #expect(result.regions > 0 && result.places > 0)
-        #expect(try test.gallery.check().isEmpty)
+        #expect(try store.check().isEmpty)
         // A second prune with nothing old removes nothing.
-        #expect(try test.gallery.prune(olderThan: 3600, now: Date()) == PruneResult())
+        #expect(try gallery.prune(olderThan: 3600, now: Date()) == PruneResult())
     }
 
     @Test("The check finds a count that does not match the photos")

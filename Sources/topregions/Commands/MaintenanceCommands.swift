@@ -15,7 +15,7 @@ extension Commands {
         examples: [Example(arguments: ["prune", "--older-than", "14d"], explanation: "prune photos downloaded more than two weeks ago")]
     ) { invocation in
         let age = try invocation.duration("older-than", default: Gallery.defaultRetention, range: 1...(3650 * 86_400))
-        let gallery = try invocation.openGallery(.write)
+        let gallery = try invocation.openWriter()
         defer { gallery.close() }
         let result = try gallery.prune(olderThan: age)
         if invocation.output.json {

@@ -3,15 +3,15 @@ import ResultsController
 
 /// What `watch --json` printed, replayed as a table view would: the snapshot, then each
 /// batch applied with the table model's rules. Rows are known by their Flickr id.
-struct WatchReplay {
+public struct WatchReplay {
     /// The messages, in order (a snapshot first).
-    let messages: [[String: Any]]
+    public let messages: [[String: Any]]
     /// The list after every batch: its rows' Flickr ids, by section.
-    let table: TableModel
+    public let table: TableModel
     /// The tokens the messages brought the list to, in order.
-    var tokens: [Int64] { messages.compactMap { ($0["token"] as? NSNumber)?.int64Value } }
+    public var tokens: [Int64] { messages.compactMap { ($0["token"] as? NSNumber)?.int64Value } }
 
-    init(_ output: String) throws {
+    public init(_ output: String) throws {
         messages = output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let snapshotRows = ((messages.first?["sections"] as? [[String: Any]])?.first?["rows"] as? [Any]) ?? []
         var table = TableModel(Snapshot(sections: [Snapshot.Section(value: .null, ids: snapshotRows.map(Self.id))]))
@@ -31,11 +31,11 @@ struct WatchReplay {
     }
 
     /// The rows' Flickr ids in list order.
-    var ids: [Int64] { table.sections.flatMap(\.ids) }
+    public var ids: [Int64] { table.sections.flatMap(\.ids) }
 
     /// A row's id as a number: a Flickr photo id as it is, another id (a region's place id)
     /// by its FNV-1a hash; -1 when it has none.
-    static func id(_ row: Any?) -> Int64 {
+    public static func id(_ row: Any?) -> Int64 {
         guard let text = (row as? [String: Any])?["id"] as? String else { return -1 }
         if let number = Int64(text) { return number }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
