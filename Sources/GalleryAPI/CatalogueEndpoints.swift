@@ -33,8 +33,7 @@ extension GalleryAPI {
             }
         default:
             _ = try QueryArguments(request, allowed: [])
-            let store = gallery.path.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "memory"
-            body = try Self.encode(StatusReport(try gallery.status(), store: store, daemonPID: gallery.daemonPID))
+            body = try Self.encode(StatusReport(try gallery.status(now: Date()), store: gallery.publicStoreName, daemonPID: gallery.daemonPID))
         }
         return response(status: 200, json: body, for: request, headers: [("Cache-Control", "no-cache")])
     }

@@ -10,7 +10,7 @@ import TopRegionsKit
 /// Catalogue reads answer from a cache the store's commits invalidate; writes, images and
 /// sync answer later, off the server's polling threads.
 public final class GalleryAPI: HTTPHandler, Sendable {
-    let gallery: Gallery
+    let gallery: any GalleryServing
     let configuration: APIConfiguration
     let cache: ResponseCache
     let streams: ChangeStreams
@@ -24,7 +24,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     private let userChanges: StoreObservation
 
     /// An API over `gallery`; without `sync`, `POST /api/sync` answers 503.
-    public init(gallery: Gallery, configuration: APIConfiguration, sync: SyncRunner? = nil) {
+    public init(gallery: any GalleryServing, configuration: APIConfiguration, sync: SyncRunner? = nil) {
         self.gallery = gallery
         self.configuration = configuration
         self.syncRunner = sync

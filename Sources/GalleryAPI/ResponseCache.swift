@@ -14,7 +14,7 @@ final class ResponseCache: @unchecked Sendable {
     private var observation: StoreObservation?
     private let maximumEntries: Int
 
-    init(gallery: Gallery, maximumEntries: Int = 4_096) {
+    init(gallery: any GalleryObserving, maximumEntries: Int = 4_096) {
         self.maximumEntries = maximumEntries
         observation = gallery.observeCommits { [weak self] in self?.invalidate() }
     }

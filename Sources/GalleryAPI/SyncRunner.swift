@@ -7,14 +7,14 @@ import TopRegionsKit
 ///
 /// `@unchecked Sendable`: `running` is guarded by `lock`.
 public final class SyncRunner: @unchecked Sendable {
-    private let gallery: Gallery
-    private let pass: @Sendable (Gallery) async -> Void
+    private let gallery: any GalleryServing
+    private let pass: @Sendable (any GalleryServing) async -> Void
     private let lock = NSLock()
     private var running: Task<Void, Never>?
     private var stopped = false
 
     /// `pass` runs one pass on the gallery and reports it (the server's log).
-    public init(gallery: Gallery, pass: @escaping @Sendable (Gallery) async -> Void) {
+    public init(gallery: any GalleryServing, pass: @escaping @Sendable (any GalleryServing) async -> Void) {
         self.gallery = gallery
         self.pass = pass
     }
@@ -34,7 +34,7 @@ public final class SyncRunner: @unchecked Sendable {
         lock.withLock {
             if stopped { return .stopped }
             if running != nil { return .running(pid: getpid()) }
-            if let holder = gallery.syncPID { return .running(pid: holder) }
+            if let holder = gallery.syncHolder { return .running(pid: holder.pid) }
             running = Task { [self] in
                 await pass(gallery)
                 lock.withLock { running = nil }

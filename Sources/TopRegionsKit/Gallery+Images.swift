@@ -18,7 +18,7 @@ public struct ImageSource: Sendable {
     }
 }
 
-extension Gallery {
+extension GalleryWriting {
     /// The photo's square thumbnail: from the store, else downloaded once and kept there.
     public func thumbnail(flickrID: String, from source: ImageSource) async throws -> Data {
         let id = try photoRowID(flickrID: flickrID)
@@ -33,7 +33,7 @@ extension Gallery {
     public func image(flickrID: String, from source: ImageSource, cacheDirectory: URL) async throws -> Data {
         let id = try photoRowID(flickrID: flickrID)
         let cache = try ImageCache(directory: cacheDirectory)
-        guard let record = try await store.read({ try $0.fetchOne(PhotoRecord.self, id: id) }) else {
+        guard let record = try await writableStore.reading({ try $0.fetchOne(PhotoRecord.self, id: id) }) else {
             throw GalleryError(.notFound, "no photo has id \(flickrID)")
         }
         // One cache serves every store of the user: an image is kept under where it came
@@ -41,7 +41,7 @@ extension Gallery {
         // sent for an id is never given for another store's photo of that id.
         let recorded = try setting(.imageBase)
         let base = source.imageBase?.absoluteString ?? recorded ?? ""
-        let origin = [path ?? "", base, record.secret ?? "", record.server ?? ""].joined(separator: "\n")
+        let origin = [storeIdentity, base, record.secret ?? "", record.server ?? ""].joined(separator: "\n")
         let originKey = String(try APIToken.hash(origin).prefix(16))
         if let cached = try cache.data(flickrID: flickrID, size: .large, origin: originKey) { return cached }
         let client = try imageClient(source, recorded: recorded)
@@ -53,19 +53,13 @@ extension Gallery {
         return data
     }
 
-    /// Where images come from: the client, and whether it reads SampleData's files.
-    private struct ImageClient {
-        let client: FlickrClient
-        let fromSampleData: Bool
-    }
-
     /// A client for images: SampleData's files, or HTTP under an image base (the one given,
     /// else `recorded`, the one the photos were synced with).
     private func imageClient(_ source: ImageSource, recorded: String?) throws -> ImageClient {
-        if let url = source.imageBase ?? recorded.flatMap({ $0 == Self.sampleDataImageBase ? nil : URL(string: $0) }) {
+        if let url = source.imageBase ?? recorded.flatMap({ $0 == Gallery.sampleDataImageBase ? nil : URL(string: $0) }) {
             return ImageClient(client: FlickrClient(configuration: FlickrConfiguration(imageBase: url)), fromSampleData: false)
         }
-        guard recorded == Self.sampleDataImageBase else {
+        guard recorded == Gallery.sampleDataImageBase else {
             return ImageClient(client: FlickrClient(configuration: FlickrConfiguration()), fromSampleData: false)
         }
         guard let directory = SampleDataLocation.find(environment: source.environment) else {
@@ -91,4 +85,10 @@ extension Gallery {
             throw GalleryError(.source(temporary: error.isTransient), "\(error)")
         }
     }
+}
+
+/// Where images come from: the client, and whether it reads SampleData's files.
+private struct ImageClient {
+    let client: FlickrClient
+    let fromSampleData: Bool
 }

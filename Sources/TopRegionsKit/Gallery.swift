@@ -68,15 +68,12 @@ public final class Gallery: Sendable {
         }
     }
 
-    /// Refuses a PostgreSQL URL as a store this version cannot `cannot` (open, write),
+    /// Refuses a PostgreSQL URL where a SQLite file is needed (`cannot`: open, write),
     /// naming it without its password.
     static func refusePostgres(_ location: String, cannot verb: String, hint: String) throws {
         guard PostgresLocation.isURL(location) else { return }
-        throw GalleryError(.storeUnavailable,
-                           "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this version of topregions cannot \(verb) yet; "
-                           + "with one it runs migrate, check, copy, status, sync, daemon, watch, prune, the lists (regions, photos, photo, recents, favorites, users) "
-                           + "and view, favorites and users; not serve, thumbnail or image",
-                           hint: "\(hint) (docs/operations.md says where PostgreSQL support stands)")
+        throw GalleryError(.storeUnavailable, "\(PostgresLocation.redacted(location)) is a PostgreSQL store, which this call cannot \(verb): it takes a SQLite file",
+                           hint: "\(hint), or open the database with PostgresGallery (Gallery.openForReading, openForWriting, openForObserving)")
     }
 
     /// A path as a person can find it again from anywhere.

@@ -22,6 +22,9 @@ public protocol GalleryWriting: GalleryReading {
     var writableStore: any StoreWriting { get }
     /// Opened read-only: writes throw, and the local user is not created on first use.
     var isReadOnly: Bool { get }
+    /// Names the store among every store of the user (its file's path, its database's URL
+    /// without password): what is cached outside it is kept apart by this.
+    var storeIdentity: String { get }
 }
 
 /// A gallery whose commits can be followed, whoever makes them, on this host or another:
@@ -34,6 +37,7 @@ public protocol GalleryObserving: GalleryReading {
 }
 
 extension Gallery: GalleryWriting, GalleryObserving {
+    public var storeIdentity: String { path ?? "" }
     public var readableStore: any StoreReading { store }
     public var writableStore: any StoreWriting { store }
     public var observableStore: any ObservableStore { store }

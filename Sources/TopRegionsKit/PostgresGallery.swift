@@ -8,10 +8,13 @@ import Store
 /// are the gallery's (`GalleryError`), as a SQLite gallery's are.
 public final class PostgresGallery: GalleryWriting, GalleryObserving {
     private let store: PostgresRecordStore
-    private let location: String
+    let location: String
+    /// How long a statement waits for a lock another session holds.
+    public let busyTimeout: TimeInterval
     public var readableStore: any StoreReading { self }
     public var writableStore: any StoreWriting { self }
     public var observableStore: any ObservableStore { self }
+    public var storeIdentity: String { PostgresLocation.redacted(location) }
     public var isReadOnly: Bool { false }
 
     /// Opens the gallery in the database at `location` (a `postgresql://` URL). Throws
@@ -19,6 +22,7 @@ public final class PostgresGallery: GalleryWriting, GalleryObserving {
     /// or holds another program's schema, `busy` when a lock was waited for too long.
     public init(location: String, busyTimeout: TimeInterval? = nil) throws {
         self.location = location
+        self.busyTimeout = busyTimeout ?? PostgresStore.defaultLockTimeout
         store = try Gallery.withPostgresErrors(location) {
             let database = try PostgresStore(location: location, schema: TopRegionsSchema.postgres,
                                              lockTimeout: busyTimeout ?? PostgresStore.defaultLockTimeout)

@@ -5,14 +5,14 @@ import Store
 /// Square thumbnails (75×75), downloaded the first time one is asked for and kept in the
 /// store; concurrent requests for one photo share one download.
 public actor ThumbnailLoader {
-    private let gallery: Gallery
+    private let gallery: any GalleryWriting
     private let client: FlickrClient
     private var inFlight: [Int64: Task<Data, Error>] = [:]
     /// Downloads that have hit the network, for tests and reports.
     public private(set) var downloads = 0
 
     /// A loader that keeps thumbnails in `gallery`'s store and downloads them with `client`.
-    public init(gallery: Gallery, client: FlickrClient) {
+    public init(gallery: any GalleryWriting, client: FlickrClient) {
         self.gallery = gallery
         self.client = client
     }
@@ -20,8 +20,9 @@ public actor ThumbnailLoader {
     /// The square thumbnail of the photo with row id `photoID`: stored, else downloaded and
     /// kept. Throws `notFound` for no such photo, or what the download throws.
     public func thumbnail(photoID: Int64) async throws -> Data {
-        if let stored = try await gallery.store.read({ context in
-            try context.rows("SELECT bytes FROM Thumbnail WHERE photo_id = ?", [.integer(photoID)]).first?.optionalBytes("bytes")
+        if let stored = try await gallery.writableStore.reading({ context in
+            try context.rows("SELECT bytes FROM Thumbnail WHERE photo_id = \(context.dialect.parameter(1))", [.integer(photoID)])
+                .first?.optionalBytes("bytes")
         }) {
             return Data(stored)
         }
@@ -33,7 +34,7 @@ public actor ThumbnailLoader {
     }
 
     private func download(photoID: Int64) async throws -> Data {
-        guard let record = try await gallery.store.read({ try $0.fetchOne(PhotoRecord.self, id: photoID) }) else {
+        guard let record = try await gallery.writableStore.reading({ try $0.fetchOne(PhotoRecord.self, id: photoID) }) else {
             throw GalleryError(.notFound, "no photo has row id \(photoID)")
         }
         let photo = FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server)
@@ -41,13 +42,15 @@ public actor ThumbnailLoader {
         let bytes = try await client.image(of: photo, size: .square)
         guard !gallery.isReadOnly else { return bytes }  // given, not kept
         do {
-            try await gallery.store.write { transaction in
+            try await gallery.writableStore.writing { transaction in
                 var thumbnail = ThumbnailRecord(bytes: [UInt8](bytes), fetchedAt: Date(), photoID: photoID)
                 try transaction.upsert(&thumbnail, matching: ["photo_id"])
             }
         } catch let error as StoreError where error.isBusy {
             // Another process kept the store locked: the bytes are given all the same, and
             // kept by the next request that finds the store free.
+        } catch let error as GalleryError where error.kind == .busy(pid: nil) || error.kind == .storeUnreachable {
+            // The same on a database server: busy, or gone for now.
         }
         return bytes
     }

@@ -53,6 +53,22 @@ extension Invocation {
         return try Gallery.openForObserving(storePath, busyTimeout: try busyTimeout())
     }
 
+    /// The gallery at the store for a command that reads, and keeps what it fetched when it
+    /// can (a thumbnail): a SQLite file (read-only where it cannot be written), or a
+    /// PostgreSQL database.
+    func openReaderKeepingFetches() throws -> any GalleryWriting {
+        Gallery.isPostgres(storePath) ? try openWriter() : try openGallery(.read)
+    }
+
+    /// The gallery at the store for `serve`: a SQLite file, or a PostgreSQL database;
+    /// created (or upgraded) when the server is to sync it.
+    func openServed(creating: Bool) throws -> any GalleryServing {
+        _ = try userName()
+        guard Gallery.isPostgres(storePath) else { return try openGallery(creating ? .create : .write) }
+        if creating { return try PostgresGallery.openForSyncing(location: storePath, busyTimeout: try busyTimeout()) }
+        return try PostgresGallery(location: storePath, busyTimeout: try busyTimeout())
+    }
+
     /// The gallery at the store for a sync: a SQLite file (created when missing), or a
     /// PostgreSQL database (its store created or upgraded when needed).
     func openSyncer() throws -> any GallerySyncing {

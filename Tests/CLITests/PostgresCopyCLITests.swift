@@ -42,8 +42,6 @@ struct PostgresCopyCLITests {
         originalFields.removeValue(forKey: "store")
         #expect(NSDictionary(dictionary: statusFields) == NSDictionary(dictionary: originalFields), "\(statusFields) vs \(originalFields)")
         #expect((originalFields["photos"] as? Int ?? 0) > 0 && originalFields["lastSync"] is [String: Any])
-        let unsupported = try tool.runWithoutStore(["--store", database, "thumbnail", "53300015459"])
-        #expect(unsupported.status == 1 && unsupported.stderr.contains("not serve, thumbnail or image"), "\(unsupported.stderr)")
 
         // Every reading command answers from PostgreSQL as from the file: rows, order, text
         // and JSON, errors and their suggestions.
@@ -72,7 +70,7 @@ struct PostgresCopyCLITests {
             let copied = try tool.runWithoutStore(["--store", back, "--json"] + words)
             #expect(original.status == 0 && copied.stdout == original.stdout, "\(words) is the same on the copy: \(original.stderr)")
         }
-        for run in [up, check, migrate, again, status, unsupported, down] {
+        for run in [up, check, migrate, again, status, down] {
             #expect(!(run.stdout + run.stderr).contains("hunter2"))
         }
     }

@@ -17,7 +17,7 @@ extension Commands {
         let (id, output, source) = (try invocation.photoID(at: 0), try outputFile(invocation), try invocation.imageSource())
         // A store this user cannot write still gives its stored thumbnails (and one fetched
         // now, not kept).
-        let gallery = try invocation.openGallery(.read)
+        let gallery = try invocation.openReaderKeepingFetches()
         defer { gallery.close() }
         return try writeBytes(try await gallery.thumbnail(flickrID: id, from: source), to: output, invocation.output)
     }
@@ -29,7 +29,7 @@ extension Commands {
         writesInstead: "the image's bytes"
     ) { invocation in
         let (id, output, source) = (try invocation.photoID(at: 0), try outputFile(invocation), try invocation.imageSource())
-        let gallery = try invocation.openGallery(.read)
+        let gallery = try invocation.openReaderKeepingFetches()
         defer { gallery.close() }
         let data = try await gallery.image(flickrID: id, from: source, cacheDirectory: invocation.imageCacheDirectory)
         return try writeBytes(data, to: output, invocation.output)

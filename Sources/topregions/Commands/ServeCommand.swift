@@ -24,7 +24,7 @@ extension Commands {
     ) { invocation in
         let settings = try ServeSettings(invocation)
         raiseOpenFileLimit()
-        let gallery = try invocation.openGallery(settings.syncInterval == nil ? .write : .create)
+        let gallery = try invocation.openServed(creating: settings.syncInterval != nil)
         defer { gallery.close() }
         let log = DaemonLog(json: invocation.output.json)
         let source = try invocation.source()

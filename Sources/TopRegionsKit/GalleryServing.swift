@@ -1,0 +1,41 @@
+import Foundation
+import PostgreSQL
+
+/// A gallery the HTTP API serves: read, written, followed and synced; the SQLite `Gallery`
+/// or a PostgreSQL store's (`PostgresGallery`).
+public protocol GalleryServing: GallerySyncing, GalleryObserving {
+    /// What the store holds, its last sync and rate limit.
+    func status(now: Date) throws -> GalleryStatus
+    /// The daemon keeping this gallery fresh from this host, or nil (a database's daemons
+    /// run on any host: it has none of its own).
+    var daemonPID: Int32? { get }
+    /// Who holds the sync lock, or nil when no pass runs: its pid when it is known (a
+    /// process on this host).
+    var syncHolder: SyncLock.Busy? { get }
+    /// How long a write waits for another process's lock before it gives up as busy.
+    var busyTimeout: TimeInterval { get }
+    /// The store's name as the API shows it: a file's name, a database's name.
+    var publicStoreName: String { get }
+}
+
+extension Gallery: GalleryServing {
+    public var syncHolder: SyncLock.Busy? { syncPID.map { SyncLock.Busy(pid: $0, holder: "sync") } }
+    public var publicStoreName: String { path.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "memory" }
+}
+
+extension PostgresGallery: GalleryServing {
+    public func status(now: Date) throws -> GalleryStatus {
+        try Gallery.postgresStatus(location, now: now, busyTimeout: busyTimeout)
+    }
+
+    public var daemonPID: Int32? { nil }
+
+    public var syncHolder: SyncLock.Busy? {
+        PostgresSyncLock.isHeld(location: location) == true ? SyncLock.Busy(pid: nil, holder: "sync") : nil
+    }
+
+    /// The database's name (the URL's path), never its host or user.
+    public var publicStoreName: String {
+        URLComponents(string: location)?.path.split(separator: "/").last.map(String.init) ?? "postgresql"
+    }
+}

@@ -1,0 +1,155 @@
+"""`topregions serve` on a PostgreSQL store: two servers (as on two hosts) on one database,
+their change streams hearing each other's writes and the command line's. A throwaway
+PostgreSQL server is started for the module (initdb into a temporary folder, pg_ctl on a
+free loopback port) and stopped after it, whatever happens.
+"""
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+from support import EventStream, Server, Workspace, table_from, without
+
+ENABLING = "scripts/install-dependencies --test (installs Debian's postgresql), or scripts/test"
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL server of the tests' own, on 127.0.0.1 and a free port."""
+
+    def __init__(self):
+        programs = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not programs:
+            if os.environ.get("TOPREGIONS_REQUIRE_POSTGRES") == "1":
+                raise AssertionError(f"PostgreSQL is required but not installed: {ENABLING}")
+            raise unittest.SkipTest(f"PostgreSQL is not installed: {ENABLING}")
+        self.programs = os.path.dirname(programs[-1])
+        self.directory = tempfile.mkdtemp(prefix="topregions-http-postgres-")
+        if os.geteuid() == 0:
+            shutil.chown(self.directory, "postgres")
+        self._as_server_user(["initdb", "-D", self.directory + "/data", "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                              "--locale=C", "--no-sync"])
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        self._as_server_user(["pg_ctl", "-D", self.directory + "/data", "-l", self.directory + "/server.log", "-o", options,
+                              "-w", "-t", "60", "start"])
+        self.databases = 0
+
+    def _as_server_user(self, arguments):
+        command = [os.path.join(self.programs, arguments[0]), *arguments[1:]]
+        if os.geteuid() == 0:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, capture_output=True, timeout=120)
+
+    def make_database(self):
+        self.databases += 1
+        name = f"http_{self.databases}"
+        subprocess.run([os.path.join(self.programs, "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                        "--template=template0", name], check=True, capture_output=True, timeout=60)
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{name}"
+
+    def stop(self):
+        try:
+            self._as_server_user(["pg_ctl", "-D", self.directory + "/data", "-m", "immediate", "-w", "stop"])
+        finally:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+server = None
+
+
+def setUpModule():
+    global server
+    server = ThrowawayPostgres()
+
+
+def tearDownModule():
+    if server is not None:
+        server.stop()
+
+
+class PostgresWorkspace(Workspace):
+    """A workspace whose gallery, synced into a file, is copied into a new database: the
+    tool and the servers then run on the database."""
+
+    def __init__(self):
+        super().__init__()
+        url = server.make_database()
+        self.run("copy", "--to", url, check=True)
+        self.sqlite = self.store
+        self.store = url
+
+
+class TwoServersOnOneDatabase(unittest.TestCase):
+    def setUp(self):
+        self.workspace = PostgresWorkspace()
+        self.addCleanup(self.workspace.close)
+        self.first = Server(self.workspace)
+        self.addCleanup(self.first.stop)
+        self.second = Server(self.workspace)
+        self.addCleanup(self.second.stop)
+
+    def test_catalogue_equals_the_file_served(self):
+        sqlite = Workspace.__new__(Workspace)
+        sqlite.__dict__.update(self.workspace.__dict__)
+        sqlite.store = self.workspace.sqlite
+        on_file = Server(sqlite)
+        self.addCleanup(on_file.stop)
+        regions = on_file.get_json("/api/regions?limit=100")
+        self.assertEqual(self.first.get_json("/api/regions?limit=100"), regions)
+        self.assertEqual(self.second.get_json("/api/regions?limit=100"), regions)
+        for region in regions[:3]:
+            path = f"/api/regions/{region['id']}/photos"
+            self.assertEqual(self.first.get_json(path), on_file.get_json(path), path)
+        status = self.first.get_json("/api/status")
+        self.assertEqual(status["photos"], on_file.get_json("/api/status")["photos"])
+        self.assertNotIn("postgres@", status["store"], "the status names the database, not its URL")
+
+    def test_streams_on_one_server_hear_writes_through_the_other_and_the_command_line(self):
+        token = self.workspace.add_user("gus")
+        region = self.first.get_json("/api/regions?limit=1")[0]
+        photos = [photo["id"] for photo in self.first.get_json(f"/api/regions/{region['id']}/photos")]
+        self.assertGreaterEqual(len(photos), 9)
+        streams = {
+            "recents": EventStream(self.first, "/api/recents/changes", token=token),
+            "favorites": EventStream(self.first, "/api/favorites/changes", token=token),
+            "regions": EventStream(self.first, "/api/regions/changes?limit=30"),
+        }
+        for name, stream in streams.items():
+            self.addCleanup(stream.close)
+            self.assertEqual(stream.status, 200, name)
+            self.assertTrue(stream.wait_for(lambda events: len(events) >= 1), name)
+        for photo in photos[:4]:
+            status, _, body = self.second.request("POST", "/api/favorites", body={"id": photo}, token=token)
+            self.assertEqual(status, 200, body)
+        for photo in photos[4:8]:
+            self.second.request("POST", f"/api/photos/{photo}/view", token=token)
+        self.workspace.run("view", photos[8], "--user", "gus", check=True)
+        self.workspace.run("favorites", "move", "1", "4", "--user", "gus", check=True)
+        time.sleep(1.1)
+        self.workspace.run("prune", "--older-than", "1s", check=True)  # every photo but Recents and Favorites
+        expected = {
+            "recents": lambda: self.second.get_json("/api/recents", token=token),
+            "favorites": lambda: self.second.get_json("/api/favorites", token=token),
+            "regions": lambda: self.second.get_json("/api/regions?limit=30"),
+        }
+        positional = ("rank", "position")
+        for name, stream in streams.items():
+            wanted = without(expected[name](), *positional)
+            reached = stream.wait_for(lambda events: table_from(events).rows(positional) == wanted, timeout=20)
+            table = table_from(stream.events)
+            self.assertTrue(reached, f"{name}: the replayed table\n{table.rows(positional)}\nis not the list\n{wanted}")
+            tokens = [int(event["id"]) for event in stream.events]
+            self.assertEqual(tokens, sorted(set(tokens)), f"{name}: ids increase, none twice")
+        self.assertEqual(len(expected["recents"]()), 5)
+        self.assertEqual(len(expected["favorites"]()), 4)
+
+
+if __name__ == "__main__":
+    unittest.main()
