@@ -24,6 +24,7 @@ public final class PostgresPool: @unchecked Sendable {
     public static let sizes = 1...64
 
     private let location: String
+    private let configure: (PostgresConnection) throws -> Void
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
     private var openCount = 0
@@ -31,8 +32,10 @@ public final class PostgresPool: @unchecked Sendable {
 
     /// A pool for `location` (a URL or key=value string, as `PostgresConnection` takes).
     /// One connection is opened now, so that a location that cannot be reached is told at
-    /// once (`cannotConnect`).
-    public init(_ location: String, size: Int = 4, waitLimit: TimeInterval = 30) throws {
+    /// once (`cannotConnect`). `configure` runs on each connection the pool opens, before it
+    /// is lent (session settings); what it throws is the borrower's error.
+    public init(_ location: String, size: Int = 4, waitLimit: TimeInterval = 30,
+                configure: @escaping (PostgresConnection) throws -> Void = { _ in }) throws {
         guard Self.sizes.contains(size) else {
             throw PostgresError(.invalidParameter, "a connection pool's size is \(Self.sizes.lowerBound) to \(Self.sizes.upperBound), not \(size)")
         }
@@ -40,8 +43,20 @@ public final class PostgresPool: @unchecked Sendable {
         self.redactedLocation = PostgresLocation.redacted(location)
         self.size = size
         self.waitLimit = max(0, waitLimit)
-        idle = [try PostgresConnection(location)]
+        self.configure = configure
+        idle = [try Self.open(location, configure)]
         openCount = 1
+    }
+
+    private static func open(_ location: String, _ configure: (PostgresConnection) throws -> Void) throws -> PostgresConnection {
+        let connection = try PostgresConnection(location)
+        do {
+            try configure(connection)
+        } catch {
+            connection.close()
+            throw error
+        }
+        return connection
     }
 
     deinit { close() }
@@ -101,7 +116,7 @@ public final class PostgresPool: @unchecked Sendable {
                 openCount += 1
                 condition.unlock()
                 do {
-                    return try PostgresConnection(location)
+                    return try Self.open(location, configure)
                 } catch {
                     condition.lock()
                     openCount -= 1

@@ -16,31 +16,38 @@ import Synchronization
 /// observer in any process on any host hears of it through `LISTEN`
 /// (`PostgresCommitListener`) and reads it from the history, exactly once, in token order.
 ///
-/// One connection for reads and writes (calls from several threads take turns), made
-/// again when it was lost between transactions; observing adds a listening connection.
+/// Reads and writes borrow connections from a small pool (`poolSize`, 1 to 64): calls
+/// from several threads run at once up to that many, the others wait their turn (at most
+/// the lock timeout). A connection the server ended is replaced before it is lent.
+/// Observing adds a listening connection. Do not call the store from inside a `read` or
+/// `write` closure of the same store.
 public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
     /// Identifies this store object in the history, as `Store.origin` does.
     public let origin = UUID().uuidString
     public var schema: Schema { store.schema.schema }
 
     private let store: PostgresStore
-    private let runner: PostgresQueryRunner
-    private let lock = NSRecursiveLock()
+    private let pool: PostgresPool
     private let notifier: ChangeNotifier
-    /// The server process of the connection whose session was prepared for writing (its
-    /// table of changed rows made, recording turned on); another one after a reconnect.
-    private var preparedSession: Int32 = 0
     private let lastHistoryTrim = Mutex<Date>(.distantPast)
     /// How long the history keeps an entry.
     public let historyRetention: TimeInterval
 
     /// Reads and writes `store`, which must hold this program's schema as it made it (else
-    /// it throws, as `PostgresStore.requireIntact` does). Closing it closes the store.
-    public init(_ store: PostgresStore, historyRetention: TimeInterval = StoreConfiguration().historyRetention) throws {
+    /// it throws, as `PostgresStore.requireIntact` does), on up to `poolSize` connections,
+    /// each waiting at most `lockTimeout` for a lock another session holds. Closing it
+    /// closes the store.
+    public init(_ store: PostgresStore, poolSize: Int = 1, lockTimeout: TimeInterval = PostgresStore.defaultLockTimeout,
+                historyRetention: TimeInterval = StoreConfiguration().historyRetention) throws {
         try store.requireIntact()
         self.store = store
         self.historyRetention = historyRetention
-        runner = PostgresQueryRunner(connection: store.connection, schema: store.schema)
+        pool = try PostgresStoreError.wrapping("cannot connect to", location: store.redactedLocation) {
+            try PostgresPool(store.location, size: poolSize, waitLimit: lockTimeout) { connection in
+                try PostgresStore.configure(connection, lockTimeout: lockTimeout)
+                try connection.execute(PostgresHistorySchema.sessionStatements)
+            }
+        }
         let reference = WeakReference<PostgresRecordStore>()
         notifier = ChangeNotifier(origin: origin, history: HistorySource(
             entries: { token in try reference.value?.history(since: token) ?? [] },
@@ -52,23 +59,23 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
     deinit { notifier.stop() }
 
     public func read<T>(_ body: (ReadContext) throws -> T) throws -> T {
-        try snapshot { try body(ReadContext(runner: runner, schema: schema)) }
+        try snapshot { connection in
+            try body(ReadContext(runner: PostgresQueryRunner(connection: connection, schema: store.schema), schema: schema))
+        }
     }
 
     /// Runs `body` in one repeatable-read, read-only transaction.
-    private func snapshot<T>(_ body: () throws -> T) throws -> T {
-        try lock.withLock {
-            try store.reconnectIfLost()
-            let connection = store.connection
-            do {
+    private func snapshot<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try pool.withConnection { connection in
                 try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 defer { if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") } }
-                let value = try body()
+                let value = try body(connection)
                 try connection.execute("COMMIT")
                 return value
-            } catch let error as PostgresError {
-                throw PostgresStoreError(error, doing: "cannot read", location: store.redactedLocation)
             }
+        } catch let error as PostgresError {
+            throw PostgresStoreError(error, doing: "cannot read", location: store.redactedLocation)
         }
     }
 
@@ -87,33 +94,22 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
     @discardableResult
     public func commit<T>(author: String?, _ body: (Transaction) throws -> T) throws -> Commit<T> {
         defer { notifier.deliverPending() }
-        let (value, entry) = try lock.withLock { () -> (T, HistoryEntry?) in
-            try store.reconnectIfLost()
-            try prepareSessionForWriting()
-            do {
-                let committed = try store.connection.transaction(.serializable, attempts: Self.writeAttempts) { connection in
-                    let value = try body(Transaction(runner: runner, schema: schema))
+        let (value, entry): (T, HistoryEntry?)
+        do {
+            (value, entry) = try pool.withConnection { connection in
+                try connection.transaction(.serializable, attempts: Self.writeAttempts) { connection in
+                    let value = try body(Transaction(runner: PostgresQueryRunner(connection: connection, schema: store.schema), schema: schema))
                     let changes = try PostgresHistory.pendingChanges(schema: schema, on: connection)
                     guard !changes.isEmpty else { return (value, HistoryEntry?.none) }
                     return (value, try PostgresHistory.append(changes, origin: origin, author: author, on: connection))
                 }
-                if let entry = committed.1 { notifier.enqueueLocal(entry) }
-                trimHistoryIfDue()
-                return committed
-            } catch let error as PostgresError {
-                throw PostgresStoreError(error, doing: "cannot write to", location: store.redactedLocation)
             }
+        } catch let error as PostgresError {
+            throw PostgresStoreError(error, doing: "cannot write to", location: store.redactedLocation)
         }
+        if let entry { notifier.enqueueLocal(entry) }
+        trimHistoryIfDue()
         return Commit(value: value, token: entry?.token)
-    }
-
-    private func prepareSessionForWriting() throws {
-        let session = store.connection.backendProcessID
-        guard session != preparedSession else { return }
-        try PostgresStoreError.wrapping("cannot write to", location: store.redactedLocation) {
-            try store.connection.execute(PostgresHistorySchema.sessionStatements)
-        }
-        preparedSession = session
     }
 
     /// Trims the history at most once a minute, after a commit; a failure is left for the
@@ -135,21 +131,18 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
     }
 
     public func currentToken() throws -> Int64 {
-        try snapshot { try PostgresHistory.currentToken(on: store.connection) }
+        try snapshot { try PostgresHistory.currentToken(on: $0) }
     }
 
     public func history(since token: Int64) throws -> [HistoryEntry] {
-        try snapshot { try PostgresHistory.entries(since: token, on: store.connection) }
+        try snapshot { try PostgresHistory.entries(since: token, on: $0) }
     }
 
     /// Deletes history committed before `date`. Returns how many entries were deleted.
     @discardableResult
     public func trimHistory(before date: Date) throws -> Int {
-        try lock.withLock {
-            try store.reconnectIfLost()
-            return try PostgresStoreError.wrapping("cannot trim the history of", location: store.redactedLocation) {
-                try store.connection.transaction(.readCommitted) { try PostgresHistory.trim(before: date, on: $0) }
-            }
+        try PostgresStoreError.wrapping("cannot trim the history of", location: store.redactedLocation) {
+            try pool.transaction(.readCommitted) { try PostgresHistory.trim(before: date, on: $0) }
         }
     }
 
@@ -159,10 +152,10 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
     // MARK: Cache
 
     public func cachedValue(named name: String) throws -> CachedValue? {
-        try snapshot {
+        try snapshot { connection in
             var value: CachedValue?
-            try store.connection.query("SELECT fingerprint, token, data FROM \(PostgresHistorySchema.cache) WHERE name = $1",
-                                       [.text(name)]) { cursor in
+            try connection.query("SELECT fingerprint, token, data FROM \(PostgresHistorySchema.cache) WHERE name = $1",
+                                 [.text(name)]) { cursor in
                 value = CachedValue(fingerprint: cursor.text(0) ?? "", token: cursor.integer(1) ?? 0, data: cursor.bytes(2) ?? [])
             }
             return value
@@ -186,18 +179,16 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
 
     /// Writes bookkeeping nobody observes, in a transaction of its own.
     private func maintain(_ doing: String, _ body: (PostgresConnection) throws -> Void) throws {
-        try lock.withLock {
-            try store.reconnectIfLost()
-            try PostgresStoreError.wrapping(doing, location: store.redactedLocation) {
-                try store.connection.transaction(.readCommitted, body)
-            }
+        try PostgresStoreError.wrapping(doing, location: store.redactedLocation) {
+            try pool.transaction(.readCommitted, body)
         }
     }
 
-    /// Closes the connection (and stops observing): later calls throw.
+    /// Closes the connections (and stops observing): later calls throw.
     public func close() {
         notifier.stop()
-        lock.withLock { store.close() }
+        pool.close()
+        store.close()
     }
 }
 

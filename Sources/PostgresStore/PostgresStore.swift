@@ -38,29 +38,13 @@ public final class PostgresStore {
         }
     }
 
-    private static func configure(_ connection: PostgresConnection, lockTimeout: TimeInterval) throws {
+    /// Makes a session wait at most `lockTimeout` for a lock another session holds.
+    static func configure(_ connection: PostgresConnection, lockTimeout: TimeInterval) throws {
         let milliseconds = Int(min(max(lockTimeout, 0.001), 86_400) * 1000)
         try connection.execute("SET lock_timeout = \(milliseconds)")
     }
 
-    /// Connects again when the connection was lost (a server restart, a network cut)
-    /// while no transaction was open; returns whether it did. A session's settings are
-    /// made again; its temporary tables and prepared statements are gone.
-    @discardableResult
-    package func reconnectIfLost() throws -> Bool {
-        guard !isClosed, !connection.isInTransaction, !connection.isAlive() else { return false }
-        try PostgresStoreError.wrapping("cannot connect to", location: redactedLocation) {
-            try connection.reconnect()
-            try Self.configure(connection, lockTimeout: lockTimeout)
-        }
-        return true
-    }
-
-    public func close() {
-        isClosed = true
-        connection.close()
-    }
-    private var isClosed = false
+    public func close() { connection.close() }
 
     /// What the database holds, as far as this program can tell.
     public enum State: Equatable, Sendable {

@@ -19,15 +19,16 @@ public final class PostgresGallery: GalleryWriting, GalleryObserving {
 
     /// Opens the gallery in the database at `location` (a `postgresql://` URL). Throws
     /// `noStore` when the database holds none, `storeUnavailable` when it cannot be reached
-    /// or holds another program's schema, `busy` when a lock was waited for too long.
-    public init(location: String, busyTimeout: TimeInterval? = nil) throws {
+    /// or holds another program's schema, `busy` when a lock was waited for too long. Reads
+    /// and writes share up to `poolSize` connections (1 to 64).
+    public init(location: String, busyTimeout: TimeInterval? = nil, poolSize: Int = 1) throws {
         self.location = location
-        self.busyTimeout = busyTimeout ?? PostgresStore.defaultLockTimeout
+        let lockTimeout = busyTimeout ?? PostgresStore.defaultLockTimeout
+        self.busyTimeout = lockTimeout
         store = try Gallery.withPostgresErrors(location) {
-            let database = try PostgresStore(location: location, schema: TopRegionsSchema.postgres,
-                                             lockTimeout: busyTimeout ?? PostgresStore.defaultLockTimeout)
+            let database = try PostgresStore(location: location, schema: TopRegionsSchema.postgres, lockTimeout: lockTimeout)
             do {
-                return try PostgresRecordStore(database)
+                return try PostgresRecordStore(database, poolSize: poolSize, lockTimeout: lockTimeout)
             } catch {
                 database.close()
                 throw error
@@ -39,14 +40,14 @@ public final class PostgresGallery: GalleryWriting, GalleryObserving {
 
     /// Opens the gallery at `location` for a sync: creates the store in an empty database
     /// (as `migrate` does) or upgrades an older one first.
-    public static func openForSyncing(location: String, busyTimeout: TimeInterval? = nil) throws -> PostgresGallery {
+    public static func openForSyncing(location: String, busyTimeout: TimeInterval? = nil, poolSize: Int = 1) throws -> PostgresGallery {
         try Gallery.withPostgresErrors(location) {
             let database = try PostgresStore(location: location, schema: TopRegionsSchema.postgres,
                                              lockTimeout: busyTimeout ?? PostgresStore.defaultLockTimeout)
             defer { database.close() }
             try database.migrate()
         }
-        return try PostgresGallery(location: location, busyTimeout: busyTimeout)
+        return try PostgresGallery(location: location, busyTimeout: busyTimeout, poolSize: poolSize)
     }
 }
 

@@ -65,8 +65,9 @@ extension Invocation {
     func openServed(creating: Bool) throws -> any GalleryServing {
         _ = try userName()
         guard Gallery.isPostgres(storePath) else { return try openGallery(creating ? .create : .write) }
-        if creating { return try PostgresGallery.openForSyncing(location: storePath, busyTimeout: try busyTimeout()) }
-        return try PostgresGallery(location: storePath, busyTimeout: try busyTimeout())
+        let pool = try postgresPoolSize(default: 4)
+        if creating { return try PostgresGallery.openForSyncing(location: storePath, busyTimeout: try busyTimeout(), poolSize: pool) }
+        return try PostgresGallery(location: storePath, busyTimeout: try busyTimeout(), poolSize: pool)
     }
 
     /// The gallery at the store for a sync: a SQLite file (created when missing), or a
@@ -80,6 +81,17 @@ extension Invocation {
     func openGallery(_ use: Gallery.Use, at path: String? = nil) throws -> Gallery {
         _ = try userName()  // a bad --user is a usage error, whether or not the store exists
         return try Gallery.open(path: path ?? storePath, for: use, busyTimeout: try busyTimeout())
+    }
+
+    /// `TOPREGIONS_POSTGRES_POOL`: how many connections to a PostgreSQL store a process
+    /// shares among its threads (1 to 64); `fallback` when unset (1 for a command, 4 for
+    /// `serve`).
+    func postgresPoolSize(default fallback: Int) throws -> Int {
+        guard let text = environment["TOPREGIONS_POSTGRES_POOL"], !text.isEmpty else { return fallback }
+        guard let size = Int(text), (1...64).contains(size) else {
+            throw UsageError("TOPREGIONS_POSTGRES_POOL must be a number of connections from 1 to 64, not \"\(TerminalText.escape(String(text.prefix(40))))\"", command: command)
+        }
+        return size
     }
 
     /// `TOPREGIONS_BUSY_TIMEOUT`: how long a command waits for another process's write to

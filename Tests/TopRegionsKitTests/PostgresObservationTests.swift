@@ -207,3 +207,43 @@ struct PostgresObservationTests {
         #expect(try gallery.history(since: 0).last?.changes["Recent"].inserted.count == 1)
     }
 }
+
+@Suite("The PostgreSQL store's connection pool", .serialized,
+       .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
+struct PostgresPoolUseTests {
+    @Test("Reads and writes from many threads share at most the pool's connections; sessions the server ended are replaced")
+    func poolShared() async throws {
+        let fixture = try await CopyFixture.copied()
+        let gallery = try PostgresGallery(location: fixture.database, poolSize: 3)
+        defer { gallery.close() }
+        let sessions = Mutex<Set<Int64>>([])
+        let failures = Mutex<[String]>([])
+        let local = try gallery.user(named: "local")
+        let photos = try gallery.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.map(\.flickrID)
+        DispatchQueue.concurrentPerform(iterations: 12) { worker in
+            do {
+                let pid = try gallery.read { context in
+                    try context.rows("SELECT pg_backend_pid() AS pid, pg_sleep(0.1)").first?[0].int64 ?? -1
+                }
+                sessions.withLock { _ = $0.insert(pid) }
+                _ = try gallery.view(flickrID: photos[worker % photos.count], for: local)
+            } catch {
+                failures.withLock { $0.append("worker \(worker): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let used = sessions.withLock { $0 }
+        #expect(used.count >= 2 && used.count <= 3, "12 threads used \(used.count) sessions of a pool of 3")
+        // The server ends every session of the pool: the next calls get new ones.
+        let admin = try fixture.connect()
+        defer { admin.close() }
+        for pid in used { _ = try admin.query("SELECT pg_terminate_backend($1)", [.integer(pid)]) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let after = try gallery.read { try $0.rows("SELECT pg_backend_pid()").first?[0].int64 ?? -1 }
+        #expect(!used.contains(after))
+        let recent = Set(try gallery.recentRows(for: local).map(\.id))
+        #expect(Set(photos.prefix(12)).isSubset(of: recent), "every view was made: \(photos.prefix(12)) in \(recent)")
+        _ = try gallery.view(flickrID: photos[0], for: local)  // a write on a new session records its history too
+        #expect(try gallery.history(since: 0).last?.changes["Recent"].isEmpty == false)
+    }
+}
