@@ -23,9 +23,7 @@ enum FanoutBenchmarks {
         }
         let server = try PostgresTestServer.shared()
         return try withScratchDirectory { directory in
-            let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
-            try SampleDataGenerator.generateJSONPages(photos: 1_200, into: small)
-            try SampleDataGenerator.generateJSONPages(photos: photos, into: large)
+            let (small, large) = try ProductBenchmarks.generatePages(photos: photos, in: directory)
             let database = try server.makeDatabase("fanout")
             let gallery = try PostgresGallery.openForSyncing(location: database)
             defer { gallery.close() }

@@ -64,9 +64,7 @@ enum IngestCeiling {
     /// variant, each into a fresh store holding the same photographers, places and regions.
     static func ceiling(n: Int) throws -> [Figure] {
         try withScratchDirectory { directory in
-            let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
-            try SampleDataGenerator.generateJSONPages(photos: 1_200, into: small)
-            try SampleDataGenerator.generateJSONPages(photos: n, into: large)
+            let (small, large) = try ProductBenchmarks.generatePages(photos: n, in: directory)
             let synced = directory.appendingPathComponent("synced.sqlite").path
             _ = try ProductBenchmarks.timedSync(n: n, places: small, photos: large, into: synced)
             let rows = try ProductBenchmarks.photoRows(of: synced)

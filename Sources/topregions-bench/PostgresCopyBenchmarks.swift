@@ -22,9 +22,7 @@ enum PostgresCopyBenchmarks {
         }
         let server = try PostgresTestServer()
         return try withScratchDirectory { directory in
-            let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
-            try SampleDataGenerator.generateJSONPages(photos: 1_200, into: small)
-            try SampleDataGenerator.generateJSONPages(photos: n, into: large)
+            let (small, large) = try ProductBenchmarks.generatePages(photos: n, in: directory)
             let synced = directory.appendingPathComponent("synced.sqlite").path
             let stored = try ProductBenchmarks.timedSync(n: n, places: small, photos: large, into: synced).stored
 

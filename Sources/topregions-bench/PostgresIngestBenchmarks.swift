@@ -24,11 +24,13 @@ enum PostgresIngestBenchmarks {
         }
         let server = try PostgresTestServer.shared()
         return try withScratchDirectory { directory in
-            let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
-            try SampleDataGenerator.generateJSONPages(photos: 1_200, into: small)
-            try SampleDataGenerator.generateJSONPages(photos: n, into: large)
+            let (small, large) = try ProductBenchmarks.generatePages(photos: n, in: directory)
             let database = try server.makeDatabase("ingest")
-            let (seconds, stored) = try timedSync(n: n, places: small, photos: large, into: database)
+            let gallery = try PostgresGallery.openForSyncing(location: database)
+            let (seconds, stored) = try ProductBenchmarks.timedSync(n: n, places: small, photos: large, into: gallery) {
+                try Gallery.checkPostgres(database)
+            }
+            gallery.close()
 
             let connection = try PostgresConnection(database)
             defer { connection.close() }
@@ -47,28 +49,6 @@ enum PostgresIngestBenchmarks {
                           baselineSeconds: baseline,
                           extra: ["store": "postgresql", "perSecond": Double(stored) / seconds,
                                   "baselinePerSecond": Double(values.count) / baseline])
-        }
-    }
-
-    /// One timed sync pass of the photos into a fresh database (whose places are resolved
-    /// beforehand, untimed), checked: every photo stored, counts consistent.
-    static func timedSync(n: Int, places: URL, photos: URL, into database: String) throws -> (seconds: Double, stored: Int) {
-        try ProductBenchmarks.blockingAsync {
-            let gallery = try PostgresGallery.openForSyncing(location: database)
-            defer { gallery.close() }
-            _ = try await gallery.sync(client: FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: places)))
-            let count = { try gallery.read { try $0.count(FetchRequest(PhotoRecord.self)) } }
-            let before = try count()
-            var options = SyncOptions(pages: n / 500 + 1, perPage: 500)
-            options.overlap = 100 * 365 * 86_400
-            let client = FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: photos))
-            let started = Date()
-            let result = try await gallery.sync(client: client, options: options)
-            let elapsed = Date().timeIntervalSince(started)
-            let stored = try count()
-            guard result.outcome == .newData, stored >= n else { throw BenchError("stored \(stored) of \(n) photos: \(result.error ?? "")") }
-            guard try Gallery.checkPostgres(database).isEmpty else { throw BenchError("counts do not match after the ingest") }
-            return (elapsed, stored - before)
         }
     }
 }

@@ -28,9 +28,7 @@ enum ProductBenchmarks {
     /// the medians are compared: the machine's speed drifts between minutes.
     static func ingest(n: Int) throws -> [Figure] {
         try withScratchDirectory { directory in
-            let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
-            try SampleDataGenerator.generateJSONPages(photos: 1_200, into: small)
-            try SampleDataGenerator.generateJSONPages(photos: n, into: large)
+            let (small, large) = try generatePages(photos: n, in: directory)
             var ours: [(seconds: Double, stored: Int)] = [], baseline: [(seconds: Double, rows: Int)] = []
             for run in 0..<(n <= 100_000 ? 3 : 1) {
                 let synced = directory.appendingPathComponent("ingest-\(run).sqlite").path
@@ -58,11 +56,20 @@ enum ProductBenchmarks {
     /// One timed sync pass of the photos into a fresh store (whose places are resolved
     /// beforehand, untimed), checked: every photo stored, counts consistent.
     static func timedSync(n: Int, places: URL, photos: URL, into path: String) throws -> (seconds: Double, stored: Int) {
+        let gallery = try Gallery(path: path)
+        defer { gallery.close() }
+        return try timedSync(n: n, places: places, photos: photos, into: gallery) { try gallery.check() }
+    }
+
+    /// One timed sync pass of the photos into `gallery`, a fresh one of either store (its
+    /// places resolved beforehand, untimed), checked: every photo stored, and `check` finds
+    /// no problem.
+    static func timedSync(n: Int, places: URL, photos: URL, into gallery: any GallerySyncing,
+                          check: @escaping @Sendable () throws -> [String]) throws -> (seconds: Double, stored: Int) {
         try blockingAsync {
-            let gallery = try Gallery(path: path)
-            defer { gallery.close() }
             _ = try await gallery.sync(client: FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: places)))
-            let before = try await Self.storeBeneath(gallery).read { try $0.count(FetchRequest(PhotoRecord.self)) }
+            let count = { try gallery.readableStore.read { try $0.count(FetchRequest(PhotoRecord.self)) } }
+            let before = try count()
             var options = SyncOptions(pages: n / 500 + 1, perPage: 500)
             options.overlap = 100 * 365 * 86_400
             let client = FlickrClient(configuration: FlickrConfiguration(), transport: try SampleDataTransport(directory: photos))
@@ -70,11 +77,20 @@ enum ProductBenchmarks {
             let result = try await gallery.sync(client: client, options: options)
             let elapsed = Date().timeIntervalSince(started)
             // A few of the place-resolving set's ids recur in the large set: they are known.
-            let stored = try await Self.storeBeneath(gallery).read { try $0.count(FetchRequest(PhotoRecord.self)) }
-            guard result.outcome == .newData, stored >= n else { throw StoreError(.invalidRequest, "stored \(stored) of \(n) photos") }
-            guard try gallery.check().isEmpty else { throw StoreError(.invalidRequest, "counts do not match after the ingest") }
+            let stored = try count()
+            guard result.outcome == .newData, stored >= n else { throw StoreError(.invalidRequest, "stored \(stored) of \(n) photos: \(result.error ?? "")") }
+            guard try check().isEmpty else { throw StoreError(.invalidRequest, "counts do not match after the ingest") }
             return (elapsed, stored - before)
         }
+    }
+
+    /// Generated pages in `directory`: 1,200 photos whose places a first sync resolves, and
+    /// `photos` photos to time.
+    static func generatePages(photos: Int, in directory: URL) throws -> (places: URL, photos: URL) {
+        let small = directory.appendingPathComponent("places"), large = directory.appendingPathComponent("photos")
+        try SampleDataGenerator.generateJSONPages(photos: 1_200, into: small)
+        try SampleDataGenerator.generateJSONPages(photos: photos, into: large)
+        return (small, large)
     }
 
     /// The photo rows of a synced store, decoded, with the rows they refer to copied into

@@ -263,3 +263,16 @@ def table_from(events):
 
 def without(rows, *keys):
     return [{key: value for key, value in row.items() if key not in keys} for row in rows]
+
+
+def assert_streams_reach(test, streams, expected, positional=("rank", "position")):
+    """Each stream's replayed table reaches its list as `expected[name]()` gives it (rank
+    and position, places in the list, left out: a row that only shifts is not resent), and
+    its event ids increase, none twice."""
+    for name, stream in streams.items():
+        wanted = without(expected[name](), *positional)
+        reached = stream.wait_for(lambda events: table_from(events).rows(positional) == wanted, timeout=20)
+        table = table_from(stream.events)
+        test.assertTrue(reached, f"{name}: the replayed table\n{table.rows(positional)}\nis not the list\n{wanted}")
+        tokens = [int(event["id"]) for event in stream.events]
+        test.assertEqual(tokens, sorted(set(tokens)), f"{name}: ids increase, none twice")

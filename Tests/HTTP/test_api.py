@@ -16,7 +16,7 @@ import threading
 import time
 import unittest
 
-from support import ROOT, EventStream, Server, Workspace, table_from, tool_path, without
+from support import ROOT, EventStream, Server, Workspace, assert_streams_reach, table_from, tool_path, without
 
 
 class ServedGallery(unittest.TestCase):
@@ -498,17 +498,9 @@ class LiveListTests(ServedGallery):
             "recents": lambda: self.server.get_json("/api/recents", token=token),
             "favorites": lambda: self.server.get_json("/api/favorites", token=token),
         }
-        # Rank and position are places in the list: a row that only shifts is not resent.
-        positional = ("rank", "position")
+        assert_streams_reach(self, streams, expected)
         for name, stream in streams.items():
-            wanted = without(expected[name](), *positional)
-            reached = stream.wait_for(lambda events: table_from(events).rows(positional) == wanted, timeout=20)
-            table = table_from(stream.events)
-            self.assertTrue(reached, f"{name}: the replayed table\n{table.rows(positional)}\nis not the list\n{wanted}")
-            batches = [event for event in stream.events if event["event"] == "batch"]
-            self.assertTrue(batches, f"{name} had no batch")
-            tokens = [int(event["id"]) for event in stream.events]
-            self.assertEqual(tokens, sorted(set(tokens)), f"{name}: ids increase, none twice")
+            self.assertTrue([event for event in stream.events if event["event"] == "batch"], f"{name} had no batch")
 
     def test_last_event_id_resumes_with_exactly_the_missed_batches(self):
         token = self.workspace.add_user("hana")

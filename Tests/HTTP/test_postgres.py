@@ -13,7 +13,7 @@ import tempfile
 import time
 import unittest
 
-from support import EventStream, Server, Workspace, table_from, without
+from support import EventStream, Server, Workspace, assert_streams_reach
 
 ENABLING = "scripts/install-dependencies --test (installs Debian's postgresql), or scripts/test"
 
@@ -139,14 +139,7 @@ class TwoServersOnOneDatabase(unittest.TestCase):
             "favorites": lambda: self.second.get_json("/api/favorites", token=token),
             "regions": lambda: self.second.get_json("/api/regions?limit=30"),
         }
-        positional = ("rank", "position")
-        for name, stream in streams.items():
-            wanted = without(expected[name](), *positional)
-            reached = stream.wait_for(lambda events: table_from(events).rows(positional) == wanted, timeout=20)
-            table = table_from(stream.events)
-            self.assertTrue(reached, f"{name}: the replayed table\n{table.rows(positional)}\nis not the list\n{wanted}")
-            tokens = [int(event["id"]) for event in stream.events]
-            self.assertEqual(tokens, sorted(set(tokens)), f"{name}: ids increase, none twice")
+        assert_streams_reach(self, streams, expected)
         self.assertEqual(len(expected["recents"]()), 5)
         self.assertEqual(len(expected["favorites"]()), 4)
 
