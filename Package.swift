@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "GalleryAPI", dependencies: ["HTTPServer", "TopRegionsKit", "ResultsController", "Store", "CDigest", "Flickr"]),
         .executableTarget(
             name: "topregions",
-            dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr", "CProcessMemory", "GalleryAPI", "HTTPServer", "PostgreSQL"]
+            dependencies: ["TopRegionsKit", "ResultsController", "Store", "Flickr", "CProcessMemory", "GalleryAPI", "HTTPServer", "PostgreSQL", "PostgresStore"]
         ),
         // Depends on the tool too, so that `swift run topregions-bench` builds the
         // `topregions` that cli.regions and daemon.memory run.

@@ -85,10 +85,20 @@ public final class PostgresStore {
     }
 
     /// Creates the store's tables in an empty database, upgrades a store of an older
-    /// version of this program, or finds them current. Returns whether it changed anything.
+    /// version of this program, or finds them current; says which.
     /// Refuses a newer or foreign schema, or one it cannot upgrade, changing nothing.
+    /// What `migrate` did.
+    public enum MigrationOutcome: Sendable, Equatable {
+        /// The database was empty: the store was created.
+        case created
+        /// A store of an older version of this program: the missing migrations were applied.
+        case upgraded
+        /// The store was this program's already: nothing changed.
+        case current
+    }
+
     @discardableResult
-    public func migrate() throws -> Bool {
+    public func migrate() throws -> MigrationOutcome {
         try PostgresStoreError.wrapping("cannot create the store in", location: redactedLocation) {
             try connection.transaction(.readCommitted) { _ in try createIfEmpty() }
         }
@@ -96,26 +106,26 @@ public final class PostgresStore {
 
     /// Within a transaction: waits for any other program creating the store, then creates
     /// it if the database is empty. Throws for a schema this program cannot use.
-    func createIfEmpty() throws -> Bool {
+    func createIfEmpty() throws -> MigrationOutcome {
         // Two programs creating the store at once would each find it empty.
         try connection.query("SELECT pg_advisory_xact_lock(hashtext('topregions.store.migrate'))")
         switch try readState() {
         case .current:
             try requireIntact()
-            return false
+            return .current
         case .empty:
             try schema.validateNames()
             try refuseEncoding()
             for statement in schema.createStatements() { try connection.execute(statement) }
             try recordApplied(schema.migrationNames)
-            return true
+            return .created
         case .older(let missing) where missing.allSatisfy({ schema.upgradeStatements($0) != nil }):
             for migration in missing {
                 for statement in schema.upgradeStatements(migration) ?? [] { try connection.execute(statement) }
             }
             try recordApplied(missing)
             try requireIntact()
-            return true
+            return .upgraded
         case let other:
             throw refusal(other)
         }

@@ -19,8 +19,18 @@ extension Gallery {
     /// Creates the store's tables in the PostgreSQL database at `location`, or finds them
     /// current; refuses a newer, older or foreign schema. Returns whether it created them.
     @discardableResult
-    public static func migratePostgres(_ location: String, busyTimeout: TimeInterval? = nil) throws -> Bool {
-        try withPostgresStore(location, lockTimeout: busyTimeout) { try $0.migrate() }
+    public static func migratePostgres(_ location: String, busyTimeout: TimeInterval? = nil) throws -> PostgresStore.MigrationOutcome {
+        let outcome = try withPostgresStore(location, lockTimeout: busyTimeout) { try $0.migrate() }
+        if outcome == .created { try createLocalUser(location, busyTimeout: busyTimeout) }
+        return outcome
+    }
+
+    /// Makes the local user in a store just created, as a SQLite store's first migration
+    /// does: the same users on both.
+    static func createLocalUser(_ location: String, busyTimeout: TimeInterval?) throws {
+        let gallery = try PostgresGallery(location: location, busyTimeout: busyTimeout)
+        defer { gallery.close() }
+        _ = try gallery.user(named: GalleryUser.localName)
     }
 
     /// The problems `check` finds in the PostgreSQL store at `location`: tables, columns,

@@ -36,11 +36,18 @@ public protocol GallerySyncing: GalleryWriting {
 
 /// A held sync lock.
 public protocol SyncLockHold: Sendable {
+    /// Throws when the lock is no longer held (a database lock goes with its connection:
+    /// a restart or a terminated session ends it), so that a pass stops writing rather
+    /// than run beside the one that took it next.
+    func confirm() throws
     /// Releases the lock (a process that ends releases it too).
     func release()
 }
 
-extension ProcessLock: SyncLockHold {}
+extension ProcessLock: SyncLockHold {
+    /// A lock file's lock lasts as long as the process holds its descriptor.
+    public func confirm() {}
+}
 
 extension Gallery: GallerySyncing {
     public var takesManyDaemons: Bool { false }

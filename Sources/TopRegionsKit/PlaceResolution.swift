@@ -31,7 +31,10 @@ enum PlaceResolution {
     /// pass: a server that refuses them all is not asked about every place.
     static let failuresBeforeStopping = 8
 
-    static func resolvePending(in store: any StoreWriting, client: FlickrClient, options: SyncOptions) async throws -> Outcome {
+    /// `beforeCommit` runs last in the transaction that records the answers (the pass
+    /// confirms it still holds its lock).
+    static func resolvePending(in store: any StoreWriting, client: FlickrClient, options: SyncOptions,
+                               beforeCommit: @escaping @Sendable () throws -> Void = {}) async throws -> Outcome {
         let pending = try await store.reading { context in
             try context.rows("SELECT placeID FROM Place WHERE status = 'pending' ORDER BY id").compactMap { $0[0].string }
         }
@@ -39,7 +42,11 @@ enum PlaceResolution {
         let (answers, stoppedAfterFailures) = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups,
                                                         deadline: options.placeLookupDeadline, progress: options.progress)
         let now = options.now()
-        var outcome = try await store.writing { transaction in try record(answers, askedAt: now, in: transaction) }
+        var outcome = try await store.writing { transaction in
+            let outcome = try record(answers, askedAt: now, in: transaction)
+            try beforeCommit()
+            return outcome
+        }
         if Task.isCancelled {
             // The pass was stopped (its result says so): the places not answered wait for
             // the next pass, neither for a deadline nor for failures.

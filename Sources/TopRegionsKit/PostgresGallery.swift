@@ -41,12 +41,7 @@ public final class PostgresGallery: GalleryWriting, GalleryObserving {
     /// Opens the gallery at `location` for a sync: creates the store in an empty database
     /// (as `migrate` does) or upgrades an older one first.
     public static func openForSyncing(location: String, busyTimeout: TimeInterval? = nil, poolSize: Int = 1) throws -> PostgresGallery {
-        try Gallery.withPostgresErrors(location) {
-            let database = try PostgresStore(location: location, schema: TopRegionsSchema.postgres,
-                                             lockTimeout: busyTimeout ?? PostgresStore.defaultLockTimeout)
-            defer { database.close() }
-            try database.migrate()
-        }
+        _ = try Gallery.migratePostgres(location, busyTimeout: busyTimeout)
         return try PostgresGallery(location: location, busyTimeout: busyTimeout, poolSize: poolSize)
     }
 }
@@ -73,6 +68,7 @@ extension PostgresGallery: GallerySyncing {
     public func interruptWaits() {}
 
     private struct NoLock: SyncLockHold {
+        func confirm() {}
         func release() {}
     }
 }

@@ -53,6 +53,17 @@ final class PostgresSyncLock: SyncLockHold, @unchecked Sendable {
         return (try? connection.advisoryLockHolder(key)).map { $0 != nil }
     }
 
+    /// The lock is its session's: a session that still answers still holds it (only
+    /// `release` unlocks it).
+    func confirm() throws {
+        try lock.withLock {
+            guard !released, connection.isAlive(), (try? connection.query("SELECT 1")) != nil else {
+                throw GalleryError(.storeUnreachable, "the sync lock was lost with its connection to the database (a restart, or a session ended): "
+                                   + "the pass stops here, whole page groups stored", hint: "the next pass reads on from there")
+            }
+        }
+    }
+
     func release() {
         lock.withLock {
             guard !released else { return }

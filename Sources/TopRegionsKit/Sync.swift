@@ -252,7 +252,7 @@ extension GallerySyncing {
                 next += batch.pages.count
                 if !batch.pages.isEmpty {
                     let following = next, goesOn = !batch.isLast
-                    let stored = try await storePages(batch.pages, downloadedAt: started, namedThisPass: &namedThisPass) {
+                    let stored = try await storePages(batch.pages, downloadedAt: started, namedThisPass: &namedThisPass, lock: lock) {
                         // A page holds a new photo: the pass will read the next one.
                         if goesOn { reader.readAhead(following...following) }
                     }
@@ -285,7 +285,8 @@ extension GallerySyncing {
             }
             // Before the places: attaching photos to regions finds them by place.
             if bulkLoad == .loading { try await buildDeferredIndexes() }
-            let places = try await PlaceResolution.resolvePending(in: writableStore, client: client, options: options)
+            let places = try await PlaceResolution.resolvePending(in: writableStore, client: client, options: options,
+                                                                  beforeCommit: { try lock.confirm() })
             result.placesResolved = places.resolved
             result.placesFailed = places.failed
             result.placesLeftAtDeadline = places.leftAtDeadline
@@ -341,7 +342,9 @@ extension GallerySyncing {
 
     /// Stores pages in one transaction, each with `PhotoIngest`; `holdsNewPhotos` is called
     /// (on the writer's thread) when a page holds a photo not stored yet.
-    private func storePages(_ pages: [PhotoPage], downloadedAt: Date, namedThisPass: inout Set<String>,
+    /// The lock is confirmed last, just before the commit: a pass that lost it stores
+    /// nothing more.
+    private func storePages(_ pages: [PhotoPage], downloadedAt: Date, namedThisPass: inout Set<String>, lock: any SyncLockHold,
                             holdsNewPhotos: @escaping @Sendable () -> Void) async throws -> StoredPages {
         let names = namedThisPass
         let (outcome, named) = try await writableStore.writing { transaction in
@@ -354,6 +357,7 @@ extension GallerySyncing {
                 outcome.updated += stored.updated
                 outcome.reachedKnownPage = outcome.reachedKnownPage || stored.allKnown
             }
+            try lock.confirm()
             return (outcome, named)
         }
         namedThisPass = named

@@ -16,6 +16,13 @@ struct PostgresStoreURLTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: tool.directory.path) == [])
     }
 
+    @Test("A Unix socket with no server on it is status 75, as a refused TCP connection is")
+    func socketWithoutServer() throws {
+        let tool = try Tool()
+        let run = try tool.runWithoutStore(["--store", "postgresql://alice@/gallery?host=\(tool.directory.path)&port=1", "regions"], inOwnDirectory: true)
+        #expect(run.status == 75, "\(run.stderr)")
+    }
+
     @Test("in TOPREGIONS_STORE is taken the same way: no server there is status 75, the password redacted")
     func takenFromTheEnvironment() throws {
         let tool = try Tool()

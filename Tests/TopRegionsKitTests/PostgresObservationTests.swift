@@ -197,9 +197,9 @@ struct PostgresObservationTests {
         #expect { try PostgresGallery(location: fixture.database) } throws: { "\($0)".contains("topregions migrate") }
         let database = try PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres)
         defer { database.close() }
-        #expect(try database.migrate(), "the upgrade is a change")
+        #expect(try database.migrate() == .upgraded)
         #expect(try database.state() == .current)
-        #expect(try database.migrate() == false, "a second migrate finds it current")
+        #expect(try database.migrate() == .current, "a second migrate finds it current")
         let gallery = try PostgresGallery(location: fixture.database)
         defer { gallery.close() }
         let photo = try gallery.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.first?.flickrID ?? ""
@@ -245,5 +245,60 @@ struct PostgresPoolUseTests {
         #expect(Set(photos.prefix(12)).isSubset(of: recent), "every view was made: \(photos.prefix(12)) in \(recent)")
         _ = try gallery.view(flickrID: photos[0], for: local)  // a write on a new session records its history too
         #expect(try gallery.history(since: 0).last?.changes["Recent"].isEmpty == false)
+    }
+}
+
+@Suite("The sync lock on a PostgreSQL store", .serialized,
+       .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
+struct PostgresSyncLockTests {
+    /// The server process of the session holding the sync lock, if any.
+    private func lockHolder(_ admin: PostgresConnection) throws -> Int64? {
+        // The key's low 32 bits (docs/operations.md gives the key).
+        let rows = try admin.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid::bigint = $1",
+                                   [.integer(0x6567_6e73)]).rows
+        guard let text = rows.first?.first ?? nil else { return nil }
+        return Int64(text)
+    }
+
+    @Test("A pass whose lock session the server ends stops at its next commit (temporary failure), and the next pass completes")
+    func lostLockStopsThePass() async throws {
+        let database = try PostgresTestServer.shared().makeDatabase("lock")
+        let flickr = try FlickrTestServer()
+        // Slow pages: the pass is still reading when its lock goes.
+        try await flickr.addFault(["method": "flickr.photos.search", "delay": 0.4, "times": -1])
+        let gallery = try PostgresGallery.openForSyncing(location: database)
+        defer { gallery.close() }
+        let admin = try PostgresConnection(database)
+        defer { admin.close() }
+        var options = SyncOptions(pages: 12, perPage: 100)
+        options.concurrentPlaceLookups = 2
+        let pass = Task { try await gallery.sync(client: serverClient(flickr), options: options) }
+        var holder: Int64?
+        let deadline = Date().addingTimeInterval(10)
+        while holder == nil && Date() < deadline {
+            holder = try lockHolder(admin)
+            if holder == nil { try await Task.sleep(nanoseconds: 20_000_000) }
+        }
+        let pid = try #require(holder, "the pass took the lock")
+        try await Task.sleep(nanoseconds: 600_000_000)  // a page group or so stored
+        _ = try admin.query("SELECT pg_terminate_backend($1)", [.integer(pid)])
+        let result = try await pass.value
+        #expect(result.outcome == .failed && result.failure?.isTemporary == true, "\(result)")
+        #expect(result.error?.contains("sync lock was lost") == true, "\(result.error ?? "")")
+        #expect(result.photosNew < 1_200, "the pass stopped before it read every page")
+        #expect(try Gallery.checkPostgres(database) == [], "what it stored is whole")
+
+        try await flickr.clearFaults()
+        let next = try await gallery.sync(client: serverClient(flickr), options: options)
+        #expect(next.outcome == .newData)
+        // The same as one pass that was never interrupted stores.
+        let reference = try PostgresGallery.openForSyncing(location: try PostgresTestServer.shared().makeDatabase("lock"))
+        defer { reference.close() }
+        _ = try await reference.sync(client: serverClient(flickr), options: options)
+        let count = { (gallery: PostgresGallery) in try gallery.read { try $0.count(FetchRequest(PhotoRecord.self)) } }
+        #expect(try count(gallery) == count(reference) && count(reference) > 1_000)
+        #expect(try gallery.topRegionRows() == reference.topRegionRows())
+        #expect(try Gallery.checkPostgres(database) == [])
+        #expect(try lockHolder(admin) == nil, "the lock is released after the pass")
     }
 }

@@ -196,8 +196,12 @@ struct PostgresStoreCopyTests {
     func versions() throws {
         let server = try PostgresTestServer.shared()
         let database = try server.makeDatabase("migrate")
-        #expect(try Gallery.migratePostgres(database) == true)
-        #expect(try Gallery.migratePostgres(database) == false)
+        #expect(try Gallery.migratePostgres(database) == .created)
+        #expect(try Gallery.migratePostgres(database) == .current)
+        // The local user is made with the store, as a SQLite store's first migration makes it.
+        let created = try PostgresGallery(location: database)
+        #expect(try created.users().map(\.name) == [GalleryUser.localName])
+        created.close()
         #expect(try Gallery.checkPostgres(database) == [])
 
         let connection = try PostgresConnection(database)

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 import TopRegionsKit
 
 /// What `check --json` prints.
@@ -93,16 +94,20 @@ extension Commands {
         examples: [Example(arguments: ["migrate"], explanation: "create or upgrade the store")],
         discussion: "With --store postgresql://USER@HOST/DATABASE it creates the tables of a PostgreSQL store in an empty database (docs/operations.md)."
     ) { invocation in
-        var created = false
+        var outcome = PostgresStore.MigrationOutcome.current
         if Gallery.isPostgres(invocation.storePath) {
-            created = try Gallery.migratePostgres(invocation.storePath, busyTimeout: try invocation.busyTimeout())
+            outcome = try Gallery.migratePostgres(invocation.storePath, busyTimeout: try invocation.busyTimeout())
         } else {
             let gallery = try invocation.openGallery(.create)
             gallery.close()
         }
         let store = Gallery.displayed(invocation.storePath)
         if invocation.output.json { try invocation.output.emit(["store": store, "schema": "current"]) } else {
-            invocation.output.line(created ? "created the store's tables in \(store)" : "the store at \(store) has this program's schema")
+            switch outcome {
+            case .created: invocation.output.line("created the store's tables in \(store)")
+            case .upgraded: invocation.output.line("upgraded the store in \(store) to this program's schema")
+            case .current: invocation.output.line("the store at \(store) has this program's schema")
+            }
         }
         return 0
     }
