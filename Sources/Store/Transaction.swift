@@ -5,7 +5,8 @@
 ///
 /// On another database (the PostgreSQL store's, through its `QueryRunner`) the same calls
 /// write the same rows in that database's SQL, with each `localizedStandard` text's sort
-/// key beside it (`SQLDialect.postgresql`); no change set is kept there yet.
+/// key beside it (`SQLDialect.postgresql`); that database reports the changed rows itself
+/// (the PostgreSQL store's triggers), and its store builds the change set at commit.
 public final class Transaction: ReadContext {
     /// The SQLite writer's connection, for its prepared inserts and its change recorder;
     /// nil on another database, whose statements all go through the runner.
@@ -23,7 +24,8 @@ public final class Transaction: ReadContext {
         super.init(runner: runner, schema: schema)
     }
 
-    /// What this transaction has changed so far.
+    /// What this transaction has changed so far (on another database, nothing until the
+    /// commit, where its store reads what the database reported).
     public var changes: ChangeSet { sqlite?.changeRecorder?.changes ?? ChangeSet() }
 
     /// What `upsert` did to a record.
