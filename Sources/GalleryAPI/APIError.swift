@@ -53,14 +53,19 @@ public struct APIError: Error, Sendable, Equatable {
         case .ambiguous: return APIError(409, "ambiguous", error.description)
         case .alreadyExists: return APIError(409, "already_exists", error.message)
         case .invalidArgument: return APIError(400, "bad_request", error.message)
-        case .busy(let pid):
+        case .busy(let pid) where error.isBusySyncLock:
             return APIError(409, "sync_running", pid.map { "a sync pass is running (pid \($0))" } ?? "a sync pass is running")
+        case .busy:
+            return storeBusy
         case .noImage: return APIError(404, "no_image", error.message)
         case .source(temporary: true):
             return APIError(503, "source_unavailable", error.message, headers: [Header(name: "Retry-After", value: "30")])
         case .source(temporary: false): return APIError(502, "source_failed", error.message)
         case .noStore, .storeUnavailable, .storeUnreachable:
-            return APIError(503, "store_unavailable", error.message, headers: [Header(name: "Retry-After", value: "5")])
+            // Where the store is (a path; a database's host, role and name) is not a
+            // client's business: `topregions status` on the server says what is wrong.
+            return APIError(503, "store_unavailable", "the store cannot be read or written now; try again",
+                            headers: [Header(name: "Retry-After", value: "5")])
         }
     }
 

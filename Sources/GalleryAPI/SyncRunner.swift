@@ -8,13 +8,14 @@ import TopRegionsKit
 /// `@unchecked Sendable`: `running` is guarded by `lock`.
 public final class SyncRunner: @unchecked Sendable {
     private let gallery: any GalleryServing
-    private let pass: @Sendable (any GalleryServing) async -> Void
+    private let pass: @Sendable (any GalleryServing, any SyncLockHold) async -> Void
     private let lock = NSLock()
     private var running: Task<Void, Never>?
     private var stopped = false
 
-    /// `pass` runs one pass on the gallery and reports it (the server's log).
-    public init(gallery: any GalleryServing, pass: @escaping @Sendable (any GalleryServing) async -> Void) {
+    /// `pass` runs one pass on the gallery, holding the sync lock it is given (and
+    /// releasing it), and reports it (the server's log).
+    public init(gallery: any GalleryServing, pass: @escaping @Sendable (any GalleryServing, any SyncLockHold) async -> Void) {
         self.gallery = gallery
         self.pass = pass
     }
@@ -26,6 +27,8 @@ public final class SyncRunner: @unchecked Sendable {
         case running(pid: Int32?)
         /// The runner was stopped: the server is shutting down.
         case stopped
+        /// The store could not be reached to take the sync lock.
+        case unavailable
     }
 
     /// Starts a pass unless one is running here or in another process.
@@ -34,9 +37,18 @@ public final class SyncRunner: @unchecked Sendable {
         lock.withLock {
             if stopped { return .stopped }
             if running != nil { return .running(pid: getpid()) }
-            if let holder = gallery.syncHolder { return .running(pid: holder.pid) }
+            // Taken here, before answering: of two servers asked at once, one starts the
+            // pass and the other says one runs.
+            let syncLock: any SyncLockHold
+            do {
+                syncLock = try gallery.tryAcquireSyncLock()
+            } catch let busy as SyncLock.Busy {
+                return .running(pid: busy.pid)
+            } catch {
+                return .unavailable
+            }
             running = Task { [self] in
-                await pass(gallery)
+                await pass(gallery, syncLock)
                 lock.withLock { running = nil }
             }
             return .started

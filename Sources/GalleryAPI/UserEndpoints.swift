@@ -67,6 +67,8 @@ extension GalleryAPI {
                            headers: [APIError.Header(name: "Retry-After", value: "30")])
         case .stopped:
             throw APIError.shuttingDown
+        case .unavailable:
+            throw APIError.from(GalleryError(.storeUnreachable, "the store cannot be reached"))
         }
     }
 }

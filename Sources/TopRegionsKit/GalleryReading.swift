@@ -46,15 +46,15 @@ extension Gallery: GalleryWriting, GalleryObserving {
 extension Gallery {
     /// Opens the gallery at `location` for reading: a PostgreSQL store for a
     /// `postgresql://` URL, else the SQLite store at that path (`open(path:for: .read)`).
-    public static func openForReading(_ location: String, busyTimeout: TimeInterval? = nil) throws -> any GalleryReading {
-        if isPostgres(location) { return try PostgresGallery(location: location, busyTimeout: busyTimeout) }
+    public static func openForReading(_ location: String, busyTimeout: TimeInterval? = nil, poolSize: Int = 1) throws -> any GalleryReading {
+        if isPostgres(location) { return try PostgresGallery(location: location, busyTimeout: busyTimeout, poolSize: poolSize) }
         return try open(path: location, for: .read, busyTimeout: busyTimeout)
     }
 
     /// Opens the gallery at `location` for changing users' lists: a PostgreSQL store for a
     /// `postgresql://` URL, else the SQLite store at that path (`open(path:for: .write)`).
-    public static func openForWriting(_ location: String, busyTimeout: TimeInterval? = nil) throws -> any GalleryWriting {
-        if isPostgres(location) { return try PostgresGallery(location: location, busyTimeout: busyTimeout) }
+    public static func openForWriting(_ location: String, busyTimeout: TimeInterval? = nil, poolSize: Int = 1) throws -> any GalleryWriting {
+        if isPostgres(location) { return try PostgresGallery(location: location, busyTimeout: busyTimeout, poolSize: poolSize) }
         return try open(path: location, for: .write, busyTimeout: busyTimeout)
     }
 
@@ -62,8 +62,9 @@ extension Gallery {
     /// `postgresql://` URL, else the SQLite store at that path (`open(path:for: .read)`).
     /// Throws for a SQLite store that can only be read as a snapshot (its directory cannot
     /// be written, so no other process's commits can be seen).
-    public static func openForObserving(_ location: String, busyTimeout: TimeInterval? = nil) throws -> any GalleryObserving & GalleryWriting {
-        if isPostgres(location) { return try PostgresGallery(location: location, busyTimeout: busyTimeout) }
+    public static func openForObserving(_ location: String, busyTimeout: TimeInterval? = nil,
+                                        poolSize: Int = 1) throws -> any GalleryObserving & GalleryWriting {
+        if isPostgres(location) { return try PostgresGallery(location: location, busyTimeout: busyTimeout, poolSize: poolSize) }
         let gallery = try open(path: location, for: .read, busyTimeout: busyTimeout)
         guard !gallery.isSnapshot else {
             gallery.close()

@@ -13,6 +13,10 @@ public protocol GallerySyncing: GalleryWriting {
     /// when the task is cancelled.
     func acquireSyncLock(wait: Bool, waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> any SyncLockHold
 
+    /// Takes the gallery's sync lock at once, or throws `SyncLock.Busy` (the store's own
+    /// errors when it cannot be reached).
+    func tryAcquireSyncLock() throws -> any SyncLockHold
+
     /// Drops Photo's indexes for a bulk load, if the store does bulk loads; returns whether
     /// it did (`buildDeferredIndexes` builds them again).
     func deferPhotoIndexes() async throws -> Bool
@@ -59,6 +63,10 @@ extension Gallery: GallerySyncing {
 
     public func acquireSyncLock(wait: Bool, waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> any SyncLockHold {
         try await SyncLock.acquire(for: store, wait: wait, waiting: waiting)
+    }
+
+    public func tryAcquireSyncLock() throws -> any SyncLockHold {
+        try SyncLock.acquire(for: store)
     }
 
     public func deferPhotoIndexes() async throws -> Bool {

@@ -54,6 +54,10 @@ extension PostgresGallery: GallerySyncing {
         }
     }
 
+    public func tryAcquireSyncLock() throws -> any SyncLockHold {
+        try Gallery.withPostgresErrors(location) { try PostgresSyncLock.acquire(location: location) }
+    }
+
     /// PostgreSQL keeps its indexes up to date row by row: no bulk loads.
     public func deferPhotoIndexes() async throws -> Bool { false }
 

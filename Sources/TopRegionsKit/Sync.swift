@@ -211,12 +211,20 @@ extension GallerySyncing {
     /// to `pagesPerTransaction`) while every page holds new photos: a pass that is caught up
     /// at once asks for one page, and a long catch-up pays few commits, for at most about
     /// two groups' worth of pages read past the point where it catches up.
-    public func sync(client: FlickrClient, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
+    ///
+    /// `holding`: the sync lock, taken already by the caller (who then knows, before the
+    /// pass begins, that it runs); the pass releases it when it ends.
+    public func sync(client: FlickrClient, options: SyncOptions = SyncOptions(), waitForLock: Bool = false,
+                     holding held: (any SyncLockHold)? = nil) async throws -> SyncResult {
         let lock: any SyncLockHold
-        do {
-            lock = try await acquireSyncLock(wait: waitForLock) { busy in options.progress?(.waitingForLock(pid: busy.pid)) }
-        } catch let busy as SyncLock.Busy {
-            throw GalleryError(.busy(pid: busy.pid), busy.description)
+        if let held {
+            lock = held
+        } else {
+            do {
+                lock = try await acquireSyncLock(wait: waitForLock) { busy in options.progress?(.waitingForLock(pid: busy.pid)) }
+            } catch let busy as SyncLock.Busy {
+                throw GalleryError(.busy(pid: busy.pid), busy.description)
+            }
         }
         defer { lock.release() }
         let started = options.now()
@@ -285,6 +293,8 @@ extension GallerySyncing {
             }
             // Before the places: attaching photos to regions finds them by place.
             if bulkLoad == .loading { try await buildDeferredIndexes() }
+            // A pass that lost its lock asks the source nothing more.
+            try lock.confirm()
             let places = try await PlaceResolution.resolvePending(in: writableStore, client: client, options: options,
                                                                   beforeCommit: { try lock.confirm() })
             result.placesResolved = places.resolved
@@ -322,13 +332,18 @@ extension GallerySyncing {
     /// One pass from `source` (see `sync(client:options:waitForLock:)`): calls are counted
     /// in the gallery's ledger, rate limit or not, and the source's image base and limit are
     /// remembered for the commands that come later (images, status).
-    public func sync(from source: GallerySource, options: SyncOptions = SyncOptions(), waitForLock: Bool = false) async throws -> SyncResult {
+    public func sync(from source: GallerySource, options: SyncOptions = SyncOptions(), waitForLock: Bool = false,
+                     holding held: (any SyncLockHold)? = nil) async throws -> SyncResult {
+        // A pass that fails before it begins still lets the lock go.
+        var handedOver = false
+        defer { if !handedOver { held?.release() } }
         let progress = options.progress
         let client = try source.client(ledger: source.ledger(orElse: callLedger)) { seconds, limit in
             progress?(.waitingForRateLimit(seconds: seconds, limit: limit))
         }
         try await setSettings([.imageBase: source.recordedImageBase, .rateLimit: source.rateLimit.map(String.init) ?? "none"])
-        return try await sync(client: client, options: options, waitForLock: waitForLock)
+        handedOver = true
+        return try await sync(client: client, options: options, waitForLock: waitForLock, holding: held)
     }
 
     /// Decides, once the pass has stored enough new photos, whether it loads the rest with

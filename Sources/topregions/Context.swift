@@ -36,21 +36,21 @@ extension Invocation {
     /// PostgreSQL database.
     func openReader() throws -> any GalleryReading {
         _ = try userName()  // a bad --user is a usage error, whether or not the store exists
-        return try Gallery.openForReading(storePath, busyTimeout: try busyTimeout())
+        return try Gallery.openForReading(storePath, busyTimeout: try busyTimeout(), poolSize: try postgresPoolSize(default: 1))
     }
 
     /// The gallery at the store for a command that changes users' lists: a SQLite file, or
     /// a PostgreSQL database.
     func openWriter() throws -> any GalleryWriting {
         _ = try userName()
-        return try Gallery.openForWriting(storePath, busyTimeout: try busyTimeout())
+        return try Gallery.openForWriting(storePath, busyTimeout: try busyTimeout(), poolSize: try postgresPoolSize(default: 1))
     }
 
     /// The gallery at the store for a command that follows its lists: a SQLite file that
     /// other processes' commits can be seen in, or a PostgreSQL database.
     func openObserver() throws -> any GalleryObserving & GalleryWriting {
         _ = try userName()
-        return try Gallery.openForObserving(storePath, busyTimeout: try busyTimeout())
+        return try Gallery.openForObserving(storePath, busyTimeout: try busyTimeout(), poolSize: try postgresPoolSize(default: 1))
     }
 
     /// The gallery at the store for a command that reads, and keeps what it fetched when it
@@ -74,7 +74,9 @@ extension Invocation {
     /// PostgreSQL database (its store created or upgraded when needed).
     func openSyncer() throws -> any GallerySyncing {
         _ = try userName()
-        if Gallery.isPostgres(storePath) { return try PostgresGallery.openForSyncing(location: storePath, busyTimeout: try busyTimeout()) }
+        if Gallery.isPostgres(storePath) {
+            return try PostgresGallery.openForSyncing(location: storePath, busyTimeout: try busyTimeout(), poolSize: try postgresPoolSize(default: 1))
+        }
         return try openGallery(.create)
     }
 

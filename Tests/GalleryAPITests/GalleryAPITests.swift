@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TopRegionsKit
 import Testing
 @testable import GalleryAPI
 
@@ -110,5 +111,16 @@ struct GalleryAPIPartsTests {
         #expect(APIError.from(APIError.notFound("x")).status == 404)
         #expect(APIError.from(CocoaError(.fileNoSuchFile)).status == 500)
         #expect(APIError.methodNotAllowed("PUT", allowed: ["GET", "HEAD"]).headers.first?.value == "GET, HEAD")
+        // Another pass holding the sync lock is 409; a write that waited out another
+        // session's lock on the store is 503, to be tried again.
+        let syncRunning = APIError.from(GalleryError(.busy(pid: 12), SyncLock.Busy(pid: 12, holder: "sync").description))
+        #expect(syncRunning.status == 409 && syncRunning.code == "sync_running")
+        let lockWaited = APIError.from(GalleryError(.busy(pid: nil), "cannot write to postgresql://u:***@db.example/g: another session held a lock"))
+        #expect(lockWaited.status == 503 && lockWaited.code == "store_unavailable" && lockWaited.headers.contains { $0.name == "Retry-After" })
+        // Where the store is never reaches a client.
+        for kind in [GalleryError.Kind.storeUnreachable, .storeUnavailable, .noStore] {
+            let answer = APIError.from(GalleryError(kind, "cannot connect to postgresql://u:***@db.example:5432/g: refused"))
+            #expect(answer.status == 503 && !answer.message.contains("db.example") && !answer.message.contains("postgresql"))
+        }
     }
 }

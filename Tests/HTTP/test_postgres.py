@@ -5,11 +5,13 @@ free loopback port) and stopped after it, whatever happens.
 """
 
 import glob
+import json
 import os
 import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -142,6 +144,46 @@ class TwoServersOnOneDatabase(unittest.TestCase):
         assert_streams_reach(self, streams, expected)
         self.assertEqual(len(expected["recents"]()), 5)
         self.assertEqual(len(expected["favorites"]()), 4)
+
+
+class SyncAndLocksOnOneDatabase(unittest.TestCase):
+    def setUp(self):
+        self.workspace = PostgresWorkspace()
+        self.addCleanup(self.workspace.close)
+
+    def test_two_servers_asked_to_sync_at_once_start_one_pass(self):
+        servers = [Server(self.workspace), Server(self.workspace)]
+        for running in servers:
+            self.addCleanup(running.stop)
+        answers = [None, None]
+
+        def ask(index):
+            answers[index] = servers[index].request("POST", "/api/sync")[0]
+
+        threads = [threading.Thread(target=ask, args=(index,)) for index in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(sorted(answers), [202, 409], "one pass starts, the other server says one runs")
+
+    def test_a_write_that_waits_out_a_lock_is_503_to_try_again(self):
+        self.workspace.environment["TOPREGIONS_BUSY_TIMEOUT"] = "1s"
+        served = Server(self.workspace)
+        self.addCleanup(served.stop)
+        token = self.workspace.add_user("ida")
+        region = served.get_json("/api/regions?limit=1")[0]
+        photo = served.get_json(f"/api/regions/{region['id']}/photos")[0]["id"]
+        holder = subprocess.Popen([os.path.join(server.programs, "psql"), "-X", "-q", self.workspace.store, "-c",
+                                   "BEGIN; LOCK TABLE recent IN EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(holder.wait)
+        time.sleep(0.5)
+        status, headers, body = served.request("POST", f"/api/photos/{photo}/view", token=token)
+        self.assertEqual(status, 503, body)
+        self.assertEqual(json.loads(body)["error"]["code"], "store_unavailable")
+        self.assertIn("retry-after", headers)
+        self.assertNotIn(b"postgresql", body, "the answer does not say where the store is")
 
 
 if __name__ == "__main__":

@@ -177,7 +177,9 @@ extension Commands {
     }
 
     /// One pass, logged; whether it failed (nil: cancelled by a signal).
-    static func runPass(_ gallery: any GallerySyncing, source: GallerySource, options: SyncOptions, log: DaemonLog) async -> Bool? {
+    /// `holding`: the sync lock, taken already (a server's pass asked for over HTTP).
+    static func runPass(_ gallery: any GallerySyncing, source: GallerySource, options: SyncOptions, log: DaemonLog,
+                        holding lock: (any SyncLockHold)? = nil) async -> Bool? {
         var options = options
         let lastLogged = Mutex(Date.distantPast)
         options.progress = { progress in
@@ -197,7 +199,7 @@ extension Commands {
         do {
             // One daemon per file waits for a `sync` run by hand; of several daemons sharing
             // a database, one runs each pass and the others skip it.
-            let result = try await gallery.sync(from: source, options: options, waitForLock: !gallery.takesManyDaemons)
+            let result = try await gallery.sync(from: source, options: options, waitForLock: !gallery.takesManyDaemons, holding: lock)
             log(result.outcome == .failed ? "error" : "info", "sync", [
                 ("result", result.outcome.rawValue), ("photos_new", result.photosNew), ("photos_updated", result.photosUpdated),
                 ("places_resolved", result.placesResolved), ("places_pending", result.placesPending), ("calls", result.calls),

@@ -29,7 +29,9 @@ extension Commands {
         let log = DaemonLog(json: invocation.output.json)
         let source = try invocation.source()
         let options = try invocation.syncOptions()
-        let runner = SyncRunner(gallery: gallery) { gallery in _ = await runPass(gallery, source: source, options: options, log: log) }
+        let runner = SyncRunner(gallery: gallery) { gallery, lock in
+            _ = await runPass(gallery, source: source, options: options, log: log, holding: lock)
+        }
         var configuration = APIConfiguration(imageCacheDirectory: invocation.imageCacheDirectory)
         configuration.isPrivate = invocation.flag("private")
         configuration.corsOrigin = settings.corsOrigin
