@@ -1,5 +1,4 @@
 import Foundation
-import PostgreSQL
 
 /// A gallery the HTTP API serves: read, written, followed and synced; the SQLite `Gallery`
 /// or a PostgreSQL store's (`PostgresGallery`).
@@ -9,9 +8,6 @@ public protocol GalleryServing: GallerySyncing, GalleryObserving {
     /// The daemon keeping this gallery fresh from this host, or nil (a database's daemons
     /// run on any host: it has none of its own).
     var daemonPID: Int32? { get }
-    /// Who holds the sync lock, or nil when no pass runs: its pid when it is known (a
-    /// process on this host).
-    var syncHolder: SyncLock.Busy? { get }
     /// How long a write waits for another process's lock before it gives up as busy.
     var busyTimeout: TimeInterval { get }
     /// The store's name as the API shows it: a file's name, a database's name.
@@ -19,7 +15,6 @@ public protocol GalleryServing: GallerySyncing, GalleryObserving {
 }
 
 extension Gallery: GalleryServing {
-    public var syncHolder: SyncLock.Busy? { syncPID.map { SyncLock.Busy(pid: $0, holder: "sync") } }
     public var publicStoreName: String { path.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "memory" }
 }
 
@@ -29,10 +24,6 @@ extension PostgresGallery: GalleryServing {
     }
 
     public var daemonPID: Int32? { nil }
-
-    public var syncHolder: SyncLock.Busy? {
-        PostgresSyncLock.isHeld(location: location) == true ? SyncLock.Busy(pid: nil, holder: "sync") : nil
-    }
 
     /// The database's name (the URL's path), never its host or user.
     public var publicStoreName: String {

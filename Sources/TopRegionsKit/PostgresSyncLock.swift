@@ -45,14 +45,6 @@ final class PostgresSyncLock: SyncLockHold, @unchecked Sendable {
         }
     }
 
-    /// Whether a session holds the lock of the database at `location` (a pass is running
-    /// somewhere); nil when that cannot be told.
-    static func isHeld(location: String) -> Bool? {
-        guard let connection = try? PostgresConnection(location) else { return nil }
-        defer { connection.close() }
-        return (try? connection.advisoryLockHolder(key)).map { $0 != nil }
-    }
-
     /// The lock is its session's: a session that still answers still holds it (only
     /// `release` unlocks it).
     func confirm() throws {
