@@ -254,8 +254,11 @@ struct PostgresSyncLockTests {
     /// The server process of the session holding the sync lock, if any.
     private func lockHolder(_ admin: PostgresConnection) throws -> Int64? {
         // The key's low 32 bits (docs/operations.md gives the key).
-        let rows = try admin.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid::bigint = $1",
-                                   [.integer(0x6567_6e73)]).rows
+        // This database's: other tests' passes hold their own databases' locks on the server.
+        let rows = try admin.query("""
+            SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid::bigint = $1
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """, [.integer(0x6567_6e73)]).rows
         guard let text = rows.first?.first ?? nil else { return nil }
         return Int64(text)
     }
