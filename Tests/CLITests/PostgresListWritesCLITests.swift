@@ -174,35 +174,19 @@ struct PostgresListWritesCLITests {
         let photos = Array(try shownPhotos(tool, regions: 10).prefix(20))
         try #require(photos.count == 20)
         for photo in photos { #expect(try tool.runWithoutStore(["--store", database, "favorites", "add", photo]).status == 0) }
-        let executable = try Tool.executable().path
         // The twelve to be removed (added last: the highest ids) moved to the front, so that a
         // removal renumbers rows of lower ids than its own.
         for _ in 0..<12 { #expect(try tool.runWithoutStore(["--store", database, "favorites", "move", "20", "1"]).status == 0) }
         let log = try PostgresTestServer.shared().directory + "/server.log"
         let deadlocksBefore = (try String(contentsOfFile: log, encoding: .utf8)).components(separatedBy: "deadlock detected").count
-        var workers: [(Process, Pipe)] = []
-        for worker in 0..<12 {
-            // Each removes one of the twelve, then moves among the first eight places, which
-            // are there whatever the others have removed.
-            let remove = "'\(executable)' --store '\(database)' favorites remove \(photos[8 + worker]) >/dev/null 2>&1; echo $?"
-            let commands = [remove] + (0..<5).map { _ in
-                "'\(executable)' --store '\(database)' favorites move \(Int.random(in: 1...8, using: &random)) \(Int.random(in: 1...8, using: &random)) >/dev/null 2>&1; echo $?"
+        // Each removes one of the twelve, then moves among the first eight places, which
+        // are there whatever the others have removed.
+        let scripts = (0..<12).map { worker in
+            [["favorites", "remove", photos[8 + worker]]] + (0..<5).map { _ in
+                ["favorites", "move", String(Int.random(in: 1...8, using: &random)), String(Int.random(in: 1...8, using: &random))]
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", commands.joined(separator: "\n")]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            workers.append((process, out))
         }
-        var statuses: [String: Int] = [:]
-        for (process, out) in workers {
-            for line in String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n") {
-                statuses[String(line), default: 0] += 1
-            }
-            process.waitUntilExit()
-        }
+        let statuses = try ShellWorkers.exitStatuses(scripts, store: database)
         #expect(statuses == ["0": 72], "seed \(seed): exit statuses \(statuses)")
         let deadlocks = (try String(contentsOfFile: log, encoding: .utf8)).components(separatedBy: "deadlock detected").count - deadlocksBefore
         #expect(deadlocks == 0, "seed \(seed): the server detected \(deadlocks) deadlocks")

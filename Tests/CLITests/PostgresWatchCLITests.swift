@@ -31,30 +31,14 @@ struct PostgresWatchCLITests {
         for watcher in watchers { #expect(watcher.output.wait(for: "\"snapshot\"", count: 1), "\(watcher.list) started") }
 
         func runWriters(_ rounds: Int) throws -> [String: Int] {
-            let executable = try Tool.executable().path
-            var workers: [(Process, Pipe)] = []
-            for _ in 0..<4 {
-                let commands = (0..<rounds).map { _ -> String in
-                    let words = Int.random(in: 0..<3, using: &random) == 0
+            let scripts = (0..<4).map { _ in
+                (0..<rounds).map { _ -> [String] in
+                    Int.random(in: 0..<3, using: &random) == 0
                         ? ["favorites", "move", String(Int.random(in: 1...6, using: &random)), String(Int.random(in: 1...6, using: &random))]
                         : ["view", photos[Int.random(in: 0..<photos.count, using: &random)]]
-                    return ([executable, "--store", database] + words).map { "'\($0)'" }.joined(separator: " ") + " >/dev/null 2>&1; echo $?"
                 }
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", commands.joined(separator: "\n")]
-                let out = Pipe()
-                process.standardOutput = out
-                try process.run()
-                workers.append((process, out))
             }
-            var statuses: [String: Int] = [:]
-            for (process, out) in workers {
-                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                for status in text.split(separator: "\n") { statuses[String(status), default: 0] += 1 }
-            }
-            return statuses
+            return try ShellWorkers.exitStatuses(scripts, store: database)
         }
         let before = try runWriters(5)
         #expect(before.keys.sorted() == ["0"], "seed \(seed): \(before)")
