@@ -45,7 +45,7 @@ public final class Transaction: ReadContext {
         let entity = R.entity
         let values = try record.storedValues()
         guard let connection = sqlite else {
-            record.id = try insertReturningID(entity, id: record.id, values: values)
+            record.id = try insertReturningIDs(entity, rows: [values], givenIDs: record.id.map { [$0] }).first
             return
         }
         let statement = try connection.statement(record.id == nil ? entity.insertSQL : entity.insertWithPrimaryKeySQL)
@@ -60,32 +60,6 @@ public final class Transaction: ReadContext {
         }
         while try statement.step() {}
         record.id = record.id ?? connection.lastInsertedRowID
-    }
-
-    /// Inserts a row through the runner: its id (given, or the one the database made).
-    private func insertReturningID(_ entity: Entity, id: Int64?, values: [SQLValue]) throws -> Int64 {
-        var columns = entity.storedColumns
-        var row = values
-        if let id {
-            columns.insert(entity.primaryKey, at: 0)
-            row.insert(.integer(id), at: 0)
-        }
-        let keys = sortKeys(entity, columns: entity.storedColumns, values: values)
-        columns += keys.map(\.column)
-        row += keys.map(\.value)
-        let parameters = row.indices.map { dialect.parameter($0 + 1) }.joined(separator: ", ")
-        let sql = "INSERT INTO \(dialect.identifier(entity.name)) (\(columns.map(dialect.identifier).joined(separator: ", "))) "
-            + "VALUES (\(parameters)) RETURNING \(dialect.identifier(entity.primaryKey))"
-        guard let stored = try scalar(sql, row)?.int64 else {
-            throw StoreError(.invalidRequest, "Inserting into \(entity.name) returned no id", sql: sql)
-        }
-        if id != nil, dialect.isPostgreSQL {
-            // PostgreSQL's identity sequence does not see an id given: moved past it, so that
-            // a later row given none does not get it again.
-            try execute("SELECT setval(pg_get_serial_sequence($1, $2), greatest(nextval(pg_get_serial_sequence($1, $2)), $3))",
-                        [.text(dialect.identifier(entity.name)), .text(entity.primaryKey.lowercased()), .integer(stored)])
-        }
-        return stored
     }
 
     /// The sort key columns, and their keys, of those of `columns` that have one in this
@@ -125,16 +99,18 @@ public final class Transaction: ReadContext {
         }
     }
 
-    /// Inserts rows given no id in one statement; their ids, in the rows' order.
-    private func insertReturningIDs(_ entity: Entity, rows: [[SQLValue]]) throws -> [Int64] {
+    /// Inserts rows through the runner in one statement, under `givenIDs` when given (one
+    /// per row) or the ids the database makes; their ids, in the rows' order.
+    private func insertReturningIDs(_ entity: Entity, rows: [[SQLValue]], givenIDs: [Int64]? = nil) throws -> [Int64] {
         guard let first = rows.first else { return [] }
         let keyColumns = sortKeys(entity, columns: entity.storedColumns, values: first).map(\.column)
-        let columns = entity.storedColumns + keyColumns
+        let columns = (givenIDs == nil ? [] : [entity.primaryKey]) + entity.storedColumns + keyColumns
         var arguments: [SQLValue] = []
         var tuples: [String] = []
-        for row in rows {
+        for (index, row) in rows.enumerated() {
             let keys = sortKeys(entity, columns: entity.storedColumns, values: row).map(\.value)
             let start = arguments.count
+            if let givenIDs { arguments.append(.integer(givenIDs[index])) }
             arguments += row + keys
             tuples.append("(" + (start..<arguments.count).map { dialect.parameter($0 + 1) }.joined(separator: ", ") + ")")
         }
@@ -143,6 +119,12 @@ public final class Transaction: ReadContext {
         let ids = try self.rows(sql, arguments).compactMap { $0[0].int64 }
         guard ids.count == rows.count else {
             throw StoreError(.invalidRequest, "Inserting \(rows.count) rows into \(entity.name) returned \(ids.count) ids", sql: sql)
+        }
+        if let highest = givenIDs?.max(), dialect.isPostgreSQL {
+            // PostgreSQL's identity sequence does not see an id given: moved past it, so that
+            // a later row given none does not get it again.
+            try execute("SELECT setval(pg_get_serial_sequence($1, $2), greatest(nextval(pg_get_serial_sequence($1, $2)), $3))",
+                        [.text(dialect.identifier(entity.name)), .text(entity.primaryKey.lowercased()), .integer(highest)])
         }
         return ids
     }

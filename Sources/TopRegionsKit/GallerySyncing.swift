@@ -7,14 +7,9 @@ import Store
 /// what differs is the sync lock (a lock file beside a SQLite file, an advisory lock in a
 /// PostgreSQL database) and bulk loads (SQLite's alone).
 public protocol GallerySyncing: GalleryWriting {
-    /// Takes the gallery's sync lock, held until `release()`; throws `SyncLock.Busy` when
-    /// another pass (in any process, on any host) holds it, or, with `wait`, waits for it
-    /// (telling `waiting` the holder each time it looks), ending with `CancellationError`
-    /// when the task is cancelled.
-    func acquireSyncLock(wait: Bool, waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> any SyncLockHold
-
-    /// Takes the gallery's sync lock at once, or throws `SyncLock.Busy` (the store's own
-    /// errors when it cannot be reached).
+    /// Takes the gallery's sync lock at once, held until `release()`, or throws
+    /// `SyncLock.Busy` when another pass (in any process, on any host) holds it (the
+    /// store's own errors when it cannot be reached).
     func tryAcquireSyncLock() throws -> any SyncLockHold
 
     /// Drops Photo's indexes for a bulk load, if the store does bulk loads; returns whether
@@ -38,6 +33,24 @@ public protocol GallerySyncing: GalleryWriting {
     func interruptWaits()
 }
 
+extension GallerySyncing {
+    /// Takes the gallery's sync lock (`tryAcquireSyncLock`); with `wait`, tries again every
+    /// `pollInterval` until it is free, telling `waiting` the holder each time, else throws
+    /// `SyncLock.Busy` at once. The wait ends with `CancellationError` as soon as the task
+    /// is cancelled: no thread is blocked waiting.
+    public func acquireSyncLock(wait: Bool, pollInterval: TimeInterval = 0.2,
+                                waiting: (@Sendable (SyncLock.Busy) -> Void)? = nil) async throws -> any SyncLockHold {
+        while true {
+            do {
+                return try tryAcquireSyncLock()
+            } catch let busy as SyncLock.Busy where wait {
+                waiting?(busy)
+                try await Task.sleep(nanoseconds: UInt64(pollInterval * 1_000_000_000))
+            }
+        }
+    }
+}
+
 /// A held sync lock.
 public protocol SyncLockHold: Sendable {
     /// Throws when the lock is no longer held (a database lock goes with its connection:
@@ -59,10 +72,6 @@ extension Gallery: GallerySyncing {
     public func holdDaemonLock() throws -> any SyncLockHold {
         let lock: ProcessLock = try holdDaemonLock()
         return lock
-    }
-
-    public func acquireSyncLock(wait: Bool, waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> any SyncLockHold {
-        try await SyncLock.acquire(for: store, wait: wait, waiting: waiting)
     }
 
     public func tryAcquireSyncLock() throws -> any SyncLockHold {

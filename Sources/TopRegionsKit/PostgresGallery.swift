@@ -47,13 +47,6 @@ public final class PostgresGallery: GalleryWriting, GalleryObserving {
 }
 
 extension PostgresGallery: GallerySyncing {
-    public func acquireSyncLock(wait: Bool, waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> any SyncLockHold {
-        let location = self.location
-        return try await Gallery.withPostgresErrors(location) {
-            try await PostgresSyncLock.acquire(location: location, wait: wait, waiting: waiting)
-        }
-    }
-
     public func tryAcquireSyncLock() throws -> any SyncLockHold {
         try Gallery.withPostgresErrors(location) { try PostgresSyncLock.acquire(location: location) }
     }

@@ -31,20 +31,6 @@ final class PostgresSyncLock: SyncLockHold, @unchecked Sendable {
         return PostgresSyncLock(connection: connection)
     }
 
-    /// Takes the lock; with `wait`, tries again every `pollInterval` until it is free,
-    /// else throws `Busy` at once. Cancelling the task ends the wait.
-    static func acquire(location: String, wait: Bool, pollInterval: TimeInterval = 0.2,
-                        waiting: (@Sendable (SyncLock.Busy) -> Void)?) async throws -> PostgresSyncLock {
-        while true {
-            do {
-                return try acquire(location: location)
-            } catch let busy as SyncLock.Busy where wait {
-                waiting?(busy)
-                try await Task.sleep(nanoseconds: UInt64(pollInterval * 1_000_000_000))
-            }
-        }
-    }
-
     /// The lock is its session's: a session that still answers still holds it (only
     /// `release` unlocks it).
     func confirm() throws {

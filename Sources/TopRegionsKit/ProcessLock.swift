@@ -134,22 +134,6 @@ public enum SyncLock {
         return try ProcessLock.acquire(path: path + ".sync-lock", holder: "sync", wait: false)
     }
 
-    /// Takes the sync lock of `store`; with `wait`, tries again every `pollInterval` until it
-    /// is free (telling `waiting` the holder each time), else throws `Busy` at once. The
-    /// wait ends with `CancellationError` as soon as the task is cancelled: no thread is
-    /// blocked in the kernel.
-    public static func acquire(for store: Store, wait: Bool, pollInterval: TimeInterval = 0.2,
-                               waiting: (@Sendable (Busy) -> Void)? = nil) async throws -> ProcessLock {
-        while true {
-            do {
-                return try acquire(for: store)
-            } catch let busy as Busy where wait {
-                waiting?(busy)
-                try await Task.sleep(nanoseconds: UInt64(pollInterval * 1_000_000_000))
-            }
-        }
-    }
-
     /// The pid of the process running a sync on `store`, or nil.
     public static func holder(of store: Store) -> Int32? {
         store.path.flatMap { ProcessLock.holderPID(path: $0 + ".sync-lock") }
