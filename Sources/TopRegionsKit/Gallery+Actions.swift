@@ -53,7 +53,4 @@ extension Gallery {
     public var daemonPID: Int32? {
         path.flatMap { ProcessLock.holderPID(path: $0 + ".daemon-lock") }
     }
-
-    /// The pid of the process running a sync pass on this store, or nil.
-    public var syncPID: Int32? { SyncLock.holder(of: store) }
 }

@@ -35,7 +35,7 @@ final class PostgresSyncLock: SyncLockHold, @unchecked Sendable {
     /// `release` unlocks it).
     func confirm() throws {
         try lock.withLock {
-            guard !released, connection.isAlive(), (try? connection.query("SELECT 1")) != nil else {
+            guard !released, (try? connection.query("SELECT 1")) != nil else {
                 throw GalleryError(.storeUnreachable, "the sync lock was lost with its connection to the database (a restart, or a session ended): "
                                    + "the pass stops here, whole page groups stored", hint: "the next pass reads on from there")
             }
