@@ -57,13 +57,17 @@ struct CrossProcessTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         let store = try TestSchema.openStore(at: path)
-        let child = try FixtureProcess(["write", path, "300"])
         let errors = LockedValue<[String]>([])
         let reads = LockedValue(0)
+        let writersDone = LockedValue(false)
         let group = DispatchGroup()
         for _ in 0..<4 {
-            DispatchQueue.global().async(group: group) {
-                while child.process.isRunning {
+            // Threads of their own: under a loaded suite, queued work might start only
+            // after the child had finished, and then nothing would have read beside it.
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                repeat {
                     do {
                         let batches = try store.read { context in
                             try context.rows("SELECT batch, count(*) FROM Entry GROUP BY batch")
@@ -76,23 +80,30 @@ struct CrossProcessTests {
                     } catch {
                         errors.mutate { $0.append("\(error)") }
                     }
-                }
+                } while !writersDone.value
             }
         }
+        defer { writersDone.mutate { $0 = true } }  // a failed start must not leave them reading
+        // The child starts once the readers are reading, so they overlap its writes.
+        #expect(eventually(timeout: 60) { reads.value >= 4 })
+        let readsBeforeChild = reads.value
+        let child = try FixtureProcess(["write", path, "300"])
         // And this process writes too, competing with the child for the write lock.
         var localWrites = 0
-        while child.process.isRunning {
+        repeat {
             do {
                 try store.write { try $0.inserted(Region(name: "local \(localWrites)")) }
                 localWrites += 1
             } catch {
                 errors.mutate { $0.append("\(error)") }
             }
-        }
+        } while child.process.isRunning
         #expect(child.wait() == 0, "\(child.standardError)")
+        let readsBesideChild = reads.value - readsBeforeChild
+        writersDone.mutate { $0 = true }
         group.wait()
         #expect(errors.value.isEmpty, "\(errors.value.prefix(3))")
-        #expect(reads.value > 0)
+        #expect(readsBesideChild > 0)
         #expect(localWrites > 0)
         let total = try store.read { try $0.count(FetchRequest(Entry.self)) }
         #expect(total == 300 * TestSchema.partsPerBatch)
