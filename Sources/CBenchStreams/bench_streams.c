@@ -3,6 +3,7 @@
 
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,8 @@ typedef struct {
     size_t length, capacity;
     double seen;
     int ended;
+    CURLcode result;
+    long status;
 } stream_t;
 
 struct tr_streams {
@@ -73,8 +76,12 @@ static void *drive(void *context) {
             stream_t *stream = NULL;
             curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, (char **)&stream);
             if (stream != NULL) {
+                long status = 0;
+                curl_easy_getinfo(message->easy_handle, CURLINFO_RESPONSE_CODE, &status);
                 pthread_mutex_lock(&streams->lock);
                 stream->ended = 1;
+                stream->result = message->data.result;
+                stream->status = status;
                 pthread_mutex_unlock(&streams->lock);
             }
         }
@@ -138,6 +145,21 @@ int tr_streams_ended(tr_streams *streams) {
     for (int index = 0; index < streams->count; index++) ended += streams->streams[index].ended;
     pthread_mutex_unlock(&streams->lock);
     return ended;
+}
+
+int tr_streams_first_end(tr_streams *streams, char *reason, size_t capacity) {
+    int found = -1;
+    pthread_mutex_lock(&streams->lock);
+    for (int index = 0; index < streams->count && found < 0; index++) {
+        stream_t *stream = &streams->streams[index];
+        if (!stream->ended) continue;
+        found = index;
+        /* The body is the server's text: only its length is told, not its bytes. */
+        snprintf(reason, capacity, "curl: %s; HTTP status %ld; %zu bytes received",
+                 curl_easy_strerror(stream->result), stream->status, stream->length);
+    }
+    pthread_mutex_unlock(&streams->lock);
+    return found;
 }
 
 void tr_streams_times(tr_streams *streams, double *times) {

@@ -93,7 +93,9 @@ enum HTTPBenchmarks {
             defer { tr_streams_close(streams) }
             tr_streams_watch(streams, "event: snapshot")
             try waitFor("every subscriber's snapshot", timeout: 180) { tr_streams_seen(streams) == subscribers || tr_streams_ended(streams) > 0 }
-            guard tr_streams_ended(streams) == 0 else { throw BenchError("\(tr_streams_ended(streams)) streams ended before the commit") }
+            guard tr_streams_ended(streams) == 0 else {
+                throw BenchError("\(tr_streams_ended(streams)) streams ended before the commit; the first: \(firstEnd(streams)); the server's log ends: \(server.logTail())")
+            }
             let idleRSS = try ResidentMemory(process: "\(server.pid)").total
 
             // Another process (this one) commits a change that moves regions: the 40th
@@ -119,6 +121,13 @@ enum HTTPBenchmarks {
                            extra: ["p50ms": p50, "p99ms": p99, "maxms": latencies.last ?? 0, "serverRssMB": rss, "serverIdleRssMB": idleRSS,
                                    "tablesEqual": true])]
         }
+    }
+
+    /// Which stream ended first, and why.
+    static func firstEnd(_ streams: OpaquePointer) -> String {
+        var reason = [CChar](repeating: 0, count: 256)
+        let index = tr_streams_first_end(streams, &reason, reason.count)
+        return index < 0 ? "none" : "#\(index), \(String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))"
     }
 
     /// Every subscriber received the same events; the first's snapshot with its batch
@@ -215,15 +224,28 @@ enum Programs {
 final class ServedTool {
     let process = Process()
     let port: Int
+    let logPath: String
     var pid: Int32 { process.processIdentifier }
+
+    /// The server log's last lines, control characters shown escaped.
+    func logTail(lines: Int = 5) -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(lines).map { $0.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined() }.joined(separator: " | ")
+    }
 
     init(store: String, arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: try ToolBinary.path())
         process.arguments = ["--store", store, "serve", "--listen", "127.0.0.1:0"] + arguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        // The server's log, kept for a failure's message.
+        logPath = URL(fileURLWithPath: store).deletingLastPathComponent().appendingPathComponent("serve-\(UUID().uuidString).log").path
+        guard FileManager.default.createFile(atPath: logPath, contents: nil), let log = FileHandle(forWritingAtPath: logPath) else {
+            throw BenchError("cannot create \(logPath)")
+        }
+        process.standardError = log
         try process.run()
+        try? log.close()
         var line = Data()
         let deadline = Date().addingTimeInterval(30)
         while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {

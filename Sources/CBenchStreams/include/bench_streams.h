@@ -21,6 +21,10 @@ int tr_streams_seen(tr_streams *streams);
 /// Streams that ended (closed by the server or failed).
 int tr_streams_ended(tr_streams *streams);
 
+/// The index of the first stream that ended, and why into `reason` (curl's result, the
+/// HTTP status, the bytes received); -1 when none has.
+int tr_streams_first_end(tr_streams *streams, char *reason, size_t capacity);
+
 /// Monotonic seconds at which each stream first showed the marker (-1: not yet), into
 /// `times` (`count` of them).
 void tr_streams_times(tr_streams *streams, double *times);
