@@ -53,7 +53,7 @@ public struct APIError: Error, Sendable, Equatable {
         case .ambiguous: return APIError(409, "ambiguous", error.description)
         case .alreadyExists: return APIError(409, "already_exists", error.message)
         case .invalidArgument: return APIError(400, "bad_request", error.message)
-        case .busy(let pid) where error.isBusySyncLock:
+        case .syncRunning(let pid):
             return APIError(409, "sync_running", pid.map { "a sync pass is running (pid \($0))" } ?? "a sync pass is running")
         case .busy:
             return storeBusy

@@ -13,15 +13,20 @@ extension PostgresConnection {
         try query("SELECT pg_advisory_unlock($1) AS released", [.integer(key)]).boolean(0, "released") ?? false
     }
 
-    /// The server process of the session holding the lock `key`, or nil when none does.
+    /// The server process of the session holding the lock `key` in this database, or nil
+    /// when none does (a lock of one key in another database is another lock).
     public func advisoryLockHolder(_ key: Int64) throws -> Int32? {
-        // A bigint key is kept as two 32-bit halves: classid the high, objid the low.
-        let result = try query("""
-            SELECT pid FROM pg_locks
-            WHERE locktype = 'advisory' AND granted AND objsubid = 1
-              AND classid = (($1::bigint >> 32) & 4294967295)::oid AND objid = ($1::bigint & 4294967295)::oid
-            LIMIT 1
-            """, [.integer(key)])
+        let result = try query(Self.advisoryLockHolderQuery, [.integer(key)])
         return try result.rows.isEmpty ? nil : result.integer(0, "pid").map { Int32(truncatingIfNeeded: $0) }
     }
+
+    /// The holder of the advisory lock `$1` (a bigint) in the current database: its `pid`.
+    /// A bigint key is kept as two 32-bit halves, classid the high and objid the low.
+    public static let advisoryLockHolderQuery = """
+        SELECT pid FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND objsubid = 1
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND classid = (($1::bigint >> 32) & 4294967295)::oid AND objid = ($1::bigint & 4294967295)::oid
+        LIMIT 1
+        """
 }

@@ -25,7 +25,10 @@ public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable 
         case source(temporary: Bool)
         /// A photo has no image to give (SampleData holds images for a few photos only).
         case noImage
-        /// Another process holds the gallery's sync lock.
+        /// Another process (on any host) runs a sync pass: it holds the gallery's sync lock.
+        case syncRunning(pid: Int32?)
+        /// Another process holds a lock this one waited for too long: the store's (a
+        /// write), or the daemon lock.
         case busy(pid: Int32?)
     }
 
@@ -45,4 +48,12 @@ public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable 
 
     /// The message, then the hint when there is one.
     public var description: String { hint.map { "\(message); \($0)" } ?? message }
+}
+
+extension GalleryError.Kind {
+    /// Whether another pass holds the sync lock, whoever it is.
+    public var isSyncRunning: Bool {
+        if case .syncRunning = self { return true }
+        return false
+    }
 }

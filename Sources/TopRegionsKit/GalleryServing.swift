@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQL
 
 /// A gallery the HTTP API serves: read, written, followed and synced; the SQLite `Gallery`
 /// or a PostgreSQL store's (`PostgresGallery`).
@@ -19,8 +20,13 @@ extension Gallery: GalleryServing {
 }
 
 extension PostgresGallery: GalleryServing {
+    /// Read in one snapshot, on a connection of the gallery's pool.
     public func status(now: Date) throws -> GalleryStatus {
-        try Gallery.postgresStatus(location, now: now, busyTimeout: busyTimeout)
+        try read { context in
+            // A pass on any host holds the sync lock (pg_locks is the present, not the snapshot's).
+            let holder = try context.rows(PostgresConnection.advisoryLockHolderQuery, [.integer(PostgresSyncLock.key)])
+            return try Gallery.status(now: now, syncRunning: !holder.isEmpty) { try context.rows($0).map(\.values) }
+        }
     }
 
     public var daemonPID: Int32? { nil }

@@ -92,12 +92,3 @@ extension GalleryWriting {
     /// syncs it.
     public var callLedger: CallLedger { StoreCallLedger(store: writableStore) }
 }
-
-extension GalleryError {
-    /// Whether this is a pass refused because another one holds the sync lock (rather
-    /// than a write that waited too long for the store).
-    public var isBusySyncLock: Bool {
-        guard case .busy(let pid) = kind else { return false }
-        return message == SyncLock.Busy(pid: pid, holder: "sync").description
-    }
-}

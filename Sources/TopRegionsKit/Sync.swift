@@ -150,7 +150,7 @@ extension Gallery {
         }
         if let error = error as? GalleryError {
             switch error.kind {
-            case .busy, .storeUnreachable:
+            case .busy, .syncRunning, .storeUnreachable:
                 return SyncFailure(isTemporary: true, message: error.message, source: "the store", hint: error.hint ?? "try again later")
             default:
                 return SyncFailure(isTemporary: false, message: error.message, source: "the store", hint: error.hint)
@@ -223,7 +223,7 @@ extension GallerySyncing {
             do {
                 lock = try await acquireSyncLock(wait: waitForLock) { busy in options.progress?(.waitingForLock(pid: busy.pid)) }
             } catch let busy as SyncLock.Busy {
-                throw GalleryError(.busy(pid: busy.pid), busy.description)
+                throw GalleryError(.syncRunning(pid: busy.pid), busy.description)
             }
         }
         defer { lock.release() }

@@ -113,7 +113,7 @@ struct GalleryAPIPartsTests {
         #expect(APIError.methodNotAllowed("PUT", allowed: ["GET", "HEAD"]).headers.first?.value == "GET, HEAD")
         // Another pass holding the sync lock is 409; a write that waited out another
         // session's lock on the store is 503, to be tried again.
-        let syncRunning = APIError.from(GalleryError(.busy(pid: 12), SyncLock.Busy(pid: 12, holder: "sync").description))
+        let syncRunning = APIError.from(GalleryError(.syncRunning(pid: 12), SyncLock.Busy(pid: 12, holder: "sync").description))
         #expect(syncRunning.status == 409 && syncRunning.code == "sync_running")
         let lockWaited = APIError.from(GalleryError(.busy(pid: nil), "cannot write to postgresql://u:***@db.example/g: another session held a lock"))
         #expect(lockWaited.status == 503 && lockWaited.code == "store_unavailable" && lockWaited.headers.contains { $0.name == "Retry-After" })

@@ -55,7 +55,7 @@ struct PostgresNotificationTests {
         #expect(try collect(1, from: listener).map(\.payload) == ["after"])
     }
 
-    @Test("An advisory lock is held by one session; a holder that is killed releases it with its connection")
+    @Test("An advisory lock is held by one session of its database; a holder that is killed releases it with its connection")
     func advisoryLocksDieWithTheirHolder() throws {
         let (url, first) = try freshDatabase()
         let second = try PostgresConnection(url)
@@ -63,6 +63,12 @@ struct PostgresNotificationTests {
         #expect(try first.tryAdvisoryLock(key))
         #expect(try !second.tryAdvisoryLock(key))
         #expect(try second.advisoryLockHolder(key) == first.backendProcessID)
+        // A lock of the same key in another database on the server is another lock:
+        // neither held nor reported here.
+        let (_, elsewhere) = try freshDatabase()
+        #expect(try elsewhere.advisoryLockHolder(key) == nil)
+        #expect(try elsewhere.tryAdvisoryLock(key))
+        #expect(try elsewhere.advisoryUnlock(key))
         #expect(try first.advisoryUnlock(key))
         #expect(try second.advisoryLockHolder(key) == nil)
 

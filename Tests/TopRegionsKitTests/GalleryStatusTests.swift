@@ -44,21 +44,23 @@ struct GalleryStatusTests {
         #expect(run.error == failed.error && run.error?.isEmpty == false)
     }
 
-    @Test("A pass whose process died is the last sync, failed and unfinished; a pass still running is not")
-    func diedOrRunning() async throws {
+    @Test("A pass whose process died is the last sync, failed and unfinished; a pass still running is not",
+          arguments: StoreKind.available)
+    func diedOrRunning(on kind: StoreKind) async throws {
         let test = try TestGallery()
         _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 50))
+        let store = try GalleryOnStore(test, on: kind)
+        let synced = try #require(try store.gallery.status(now: Date()).lastSync)
+        #expect(synced.result == "newData" && synced.finishedAt != nil && synced.photosNew == 50)
         // What a pass leaves behind when it is killed: the row it wrote as it started.
-        try await test.gallery.store.write { transaction in
-            try transaction.execute("INSERT INTO SyncRun (startedAt, result, error) VALUES (?, 'failed', ?)",
-                                    [.real(Date().timeIntervalSince1970 + 60), .text(Gallery.unfinishedPassError)])
-        }
-        let died = try #require(try test.gallery.status().lastSync)
+        try store.execute("INSERT INTO SyncRun (startedAt, result, error) VALUES (?, 'failed', ?)",
+                          [.real(Date().timeIntervalSince1970 + 60), .text(Gallery.unfinishedPassError)])
+        let died = try #require(try store.gallery.status(now: Date()).lastSync)
         #expect(died.result == "failed" && died.finishedAt == nil && died.error == Gallery.unfinishedPassError)
-        let lock = try SyncLock.acquire(for: test.gallery.store)
+        let lock = try store.gallery.tryAcquireSyncLock()
         defer { lock.release() }
-        let running = try #require(try test.gallery.status().lastSync)
-        #expect(running.result == "newData" && running.finishedAt != nil, "while a sync holds the lock its unfinished row is its own")
+        let running = try #require(try store.gallery.status(now: Date()).lastSync)
+        #expect(running == synced, "while a sync holds the lock its unfinished row is its own")
     }
 
     @Test("Calls in the last hour count the ledger's calls of the hour before `now`, not older ones")

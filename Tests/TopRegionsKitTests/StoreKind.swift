@@ -6,7 +6,7 @@ import TestSupport
 /// A test gallery moved to a store of some kind. A PostgreSQL gallery is closed when this
 /// goes: keep it while using `gallery`.
 final class GalleryOnStore {
-    let gallery: any GalleryWriting & GalleryObserving
+    let gallery: any GalleryServing
     private let opened: PostgresGallery?
     /// The SQLite gallery copied, or nil when `gallery` is it.
     private let original: Gallery

@@ -379,7 +379,7 @@ struct SyncTests {
         let test = try TestGallery()
         let lock = try SyncLock.acquire(for: test.gallery.store)
         await #expect { try await test.gallery.sync(client: try sampleClient()) } throws: { error in
-            (error as? GalleryError)?.kind == .busy(pid: getpid())
+            (error as? GalleryError)?.kind == .syncRunning(pid: getpid())
         }
         #expect(SyncLock.holder(of: test.gallery.store) == getpid())
         lock.release()

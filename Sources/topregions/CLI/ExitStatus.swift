@@ -15,7 +15,7 @@ enum ExitStatus {
         case is UsageError: return usage
         case let error as GalleryError:
             switch error.kind {
-            case .busy, .storeUnreachable: return temporaryFailure
+            case .busy, .syncRunning, .storeUnreachable: return temporaryFailure
             case .source(temporary: true): return temporaryFailure
             default: return failure
             }

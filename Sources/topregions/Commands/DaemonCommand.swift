@@ -215,7 +215,7 @@ extension Commands {
         } catch is CancellationError {
             log("info", "sync-cancelled")
             return nil
-        } catch let error as GalleryError where gallery.takesManyDaemons && error.isBusySyncLock {
+        } catch let error as GalleryError where gallery.takesManyDaemons && error.kind.isSyncRunning {
             log("info", "sync-skipped", [("reason", "another sync is running")])
             return false
         } catch {
