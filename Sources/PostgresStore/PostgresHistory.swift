@@ -91,8 +91,8 @@ enum PostgresHistory {
             guard let table = cursor.text(0), let kind = rowChangeKind(cursor.text(1)) else { return }
             assembler.record(RowChange(table: table, kind: kind, oldID: cursor.integer(2), newID: cursor.integer(3),
                                        changedColumns: decodeJSON([String].self, cursor.text(4)) ?? [],
-                                       oldReferences: decodeJSON([String: Int64].self, cursor.text(5)) ?? [:],
-                                       newReferences: decodeJSON([String: Int64].self, cursor.text(6)) ?? [:]))
+                                       oldReferences: references(cursor.text(5)),
+                                       newReferences: references(cursor.text(6))))
         }
         return assembler.changes
     }
@@ -104,6 +104,18 @@ enum PostgresHistory {
         case "DELETE": return .delete
         default: return nil
         }
+    }
+
+    /// A row's references as the triggers write them: `column=id` pairs, commas between
+    /// (column names are the schema's, which hold neither).
+    static func references(_ text: String?) -> [String: Int64] {
+        guard let text, !text.isEmpty else { return [:] }
+        var references: [String: Int64] = [:]
+        for pair in text.split(separator: ",") {
+            guard let equals = pair.firstIndex(of: "="), let id = Int64(pair[pair.index(after: equals)...]) else { continue }
+            references[String(pair[..<equals])] = id
+        }
+        return references
     }
 
     private static func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String?) -> T? {

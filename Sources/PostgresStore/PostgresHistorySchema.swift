@@ -11,6 +11,10 @@ import Store
 /// (`recordingSetting`): a session of `psql` or a bulk copy writes without recording.
 enum PostgresHistorySchema {
     static let migration = "postgres-store.v2.history"
+    /// Replaced the first version's one trigger function for every table (which turned each
+    /// row into JSON to find its id, references and changed columns) with one per table
+    /// that reads them by name.
+    static let rowTriggersMigration = "postgres-store.v3.row-triggers"
     static let history = "store_history"
     static let tokens = "store_history_token"
     static let metadata = "store_metadata"
@@ -21,64 +25,99 @@ enum PostgresHistorySchema {
     /// The session setting that turns the triggers' recording on.
     static let recordingSetting = "topregions.record_changes"
     /// The writing session's temporary table of changed rows (emptied at every commit).
-    static let pendingChanges = "store_pending_changes"
-    static let triggerFunction = "store_record_change"
+    static let pendingChanges = "store_pending_rows"
+    /// The name of the trigger for updated rows on every tracked table (those for inserted
+    /// and deleted rows are `insertTriggerName`, `deleteTriggerName`); each table's
+    /// function is this name and the table's (`triggerFunction(for:)`).
+    static let triggerName = "store_record_change"
     /// Held from the moment a write takes its token until it commits, so that tokens
     /// commit in order: a reader that sees a token sees every smaller one.
     static let tokenLockKey = "hashtext('topregions.store.history')"
 
-    /// Statements that add the history to a store of the first version (or a new one).
-    static func createStatements(_ schema: PostgresSchema) -> [String] {
-        [
-            """
-            CREATE TABLE \(history) (token bigint PRIMARY KEY, committed_at double precision NOT NULL, \
-            origin text NOT NULL, author text, changes bytea NOT NULL)
-            """,
-            "CREATE INDEX \(history)_committed_at ON \(history) (committed_at)",
-            "CREATE SEQUENCE \(tokens) AS bigint",
-            "CREATE TABLE \(metadata) (key text PRIMARY KEY, value bigint NOT NULL)",
-            "CREATE TABLE \(cache) (name text PRIMARY KEY, fingerprint text NOT NULL, token bigint NOT NULL, data bytea NOT NULL)",
-            triggerFunctionStatement,
-        ] + schema.schema.entities.filter(\.isTracked).map { triggerStatement($0, schema: schema) }
+    /// The history's tables and sequence (the second version's migration).
+    static let tableStatements = [
+        """
+        CREATE TABLE \(history) (token bigint PRIMARY KEY, committed_at double precision NOT NULL, \
+        origin text NOT NULL, author text, changes bytea NOT NULL)
+        """,
+        "CREATE INDEX \(history)_committed_at ON \(history) (committed_at)",
+        "CREATE SEQUENCE \(tokens) AS bigint",
+        "CREATE TABLE \(metadata) (key text PRIMARY KEY, value bigint NOT NULL)",
+        "CREATE TABLE \(cache) (name text PRIMARY KEY, fingerprint text NOT NULL, token bigint NOT NULL, data bytea NOT NULL)",
+    ]
+
+    /// The triggers reporting each tracked table's changed rows (the third version's
+    /// migration): any earlier ones dropped; on each table, its function called once per
+    /// statement for the rows inserted or deleted (read from the statement's transition
+    /// table, a set, not row by row) and once per row updated (to compare old and new).
+    static func triggerStatements(_ schema: PostgresSchema) -> [String] {
+        let tables = Dictionary(schema.tables().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var statements = ["DROP FUNCTION IF EXISTS \(triggerName)() CASCADE"]
+        for entity in schema.schema.entities where entity.isTracked {
+            guard let table = tables[entity.name.lowercased()] else { continue }
+            let foreignKeys = entity.relationships.compactMap(\.foreignKeyColumn).map { $0.lowercased() }
+            let name = PostgresSchema.identifier(table.name)
+            let function = PostgresSchema.identifier(triggerFunction(for: table.name)) + "()"
+            statements += [triggerFunctionStatement(table, foreignKeys: foreignKeys)]
+            statements += [triggerName, insertTriggerName, deleteTriggerName].map { "DROP TRIGGER IF EXISTS \($0) ON \(name)" }
+            statements += [
+                "CREATE TRIGGER \(triggerName) AFTER UPDATE ON \(name) FOR EACH ROW EXECUTE FUNCTION \(function)",
+                "CREATE TRIGGER \(insertTriggerName) AFTER INSERT ON \(name) REFERENCING NEW TABLE AS \(insertedRows) "
+                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(function)",
+                "CREATE TRIGGER \(deleteTriggerName) AFTER DELETE ON \(name) REFERENCING OLD TABLE AS \(deletedRows) "
+                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(function)",
+            ]
+        }
+        return statements
     }
 
-    /// Reports each changed row of the table it is on: its id before and after, the columns
-    /// whose value changed, and its references before and after. Arguments: the primary
-    /// key's column, then the foreign key columns.
-    private static let triggerFunctionStatement = """
-        CREATE FUNCTION \(triggerFunction)() RETURNS trigger LANGUAGE plpgsql AS $body$
-        DECLARE
-            old_row jsonb;
-            new_row jsonb;
-            changed text[];
-        BEGIN
-            IF coalesce(current_setting('\(recordingSetting)', true), '') <> 'on' THEN
-                RETURN NULL;
-            END IF;
-            IF TG_OP <> 'INSERT' THEN old_row := to_jsonb(OLD); END IF;
-            IF TG_OP <> 'DELETE' THEN new_row := to_jsonb(NEW); END IF;
-            IF TG_OP = 'UPDATE' THEN
-                SELECT coalesce(array_agg(n.key), '{}') INTO changed
-                  FROM jsonb_each(new_row) AS n JOIN jsonb_each(old_row) AS o ON o.key = n.key
-                 WHERE n.value IS DISTINCT FROM o.value;
-                IF cardinality(changed) = 0 THEN RETURN NULL; END IF;
-            END IF;
-            INSERT INTO pg_temp.\(pendingChanges) (table_name, operation, old_id, new_id, changed, old_refs, new_refs)
-            VALUES (TG_TABLE_NAME, TG_OP, (old_row ->> TG_ARGV[0])::bigint, (new_row ->> TG_ARGV[0])::bigint, changed,
-                    (SELECT jsonb_object_agg(key, value) FROM jsonb_each(old_row)
-                      WHERE key = ANY (TG_ARGV[1:]) AND jsonb_typeof(value) = 'number'),
-                    (SELECT jsonb_object_agg(key, value) FROM jsonb_each(new_row)
-                      WHERE key = ANY (TG_ARGV[1:]) AND jsonb_typeof(value) = 'number'));
-            RETURN NULL;
-        END
-        $body$
-        """
+    static let insertTriggerName = "store_record_inserts"
+    static let deleteTriggerName = "store_record_deletes"
+    private static let insertedRows = "inserted_rows"
+    private static let deletedRows = "deleted_rows"
 
-    private static func triggerStatement(_ entity: Entity, schema: PostgresSchema) -> String {
-        let foreignKeys = entity.relationships.compactMap(\.foreignKeyColumn).map { $0.lowercased() }
-        let arguments = ([entity.primaryKey.lowercased()] + foreignKeys).map { PostgresSchema.literal(.text($0)) }
-        return "CREATE TRIGGER \(triggerFunction) AFTER INSERT OR UPDATE OR DELETE ON \(PostgresSchema.identifier(entity.name)) "
-            + "FOR EACH ROW EXECUTE FUNCTION \(triggerFunction)(\(arguments.joined(separator: ", ")))"
+    static func triggerFunction(for table: String) -> String { "\(triggerName)_\(table)" }
+
+    /// Reports the changed rows of `table`: their ids before and after, the columns whose
+    /// value changed, and their references before and after (`name=id` pairs, commas
+    /// between), read by name: no row is turned into JSON, so a write pays little for it.
+    private static func triggerFunctionStatement(_ table: PostgresTable, foreignKeys: [String]) -> String {
+        let key = PostgresSchema.identifier(table.primaryKey)
+        func references(_ row: String) -> String {
+            guard !foreignKeys.isEmpty else { return "NULL" }
+            let pairs = foreignKeys.map { "\(PostgresSchema.literal(.text($0 + "="))) || \(row).\(PostgresSchema.identifier($0))" }
+            return "nullif(concat_ws(',', \(pairs.joined(separator: ", "))), '')"
+        }
+        let comparisons = table.columns.map { column in
+            let name = PostgresSchema.identifier(column.name)
+            return "CASE WHEN NEW.\(name) IS DISTINCT FROM OLD.\(name) THEN \(PostgresSchema.literal(.text(column.name))) END"
+        }
+        return """
+            CREATE OR REPLACE FUNCTION \(PostgresSchema.identifier(triggerFunction(for: table.name)))() RETURNS trigger LANGUAGE plpgsql AS $body$
+            DECLARE
+                changed text[];
+            BEGIN
+                IF coalesce(current_setting('\(recordingSetting)', true), '') <> 'on' THEN
+                    RETURN NULL;
+                END IF;
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO pg_temp.\(pendingChanges) (table_name, operation, new_id, new_refs)
+                    SELECT TG_TABLE_NAME, TG_OP, affected.\(key), \(references("affected")) FROM \(insertedRows) AS affected;
+                ELSIF TG_OP = 'DELETE' THEN
+                    INSERT INTO pg_temp.\(pendingChanges) (table_name, operation, old_id, old_refs)
+                    SELECT TG_TABLE_NAME, TG_OP, affected.\(key), \(references("affected")) FROM \(deletedRows) AS affected;
+                ELSE
+                    changed := array_remove(ARRAY[\(comparisons.joined(separator: ",\n                        "))]::text[], NULL);
+                    IF cardinality(changed) = 0 THEN
+                        RETURN NULL;
+                    END IF;
+                    INSERT INTO pg_temp.\(pendingChanges) (table_name, operation, old_id, new_id, changed, old_refs, new_refs)
+                    VALUES (TG_TABLE_NAME, TG_OP, OLD.\(key), NEW.\(key), changed, \(references("OLD")), \(references("NEW")));
+                END IF;
+                RETURN NULL;
+            END
+            $body$
+            """
     }
 
     /// Creates the writing session's table of changed rows and turns recording on: once
@@ -86,13 +125,13 @@ enum PostgresHistorySchema {
     static let sessionStatements = """
         CREATE TEMPORARY TABLE IF NOT EXISTS \(pendingChanges) (
             seq bigserial, table_name text NOT NULL, operation text NOT NULL, old_id bigint, new_id bigint,
-            changed text[], old_refs jsonb, new_refs jsonb) ON COMMIT DELETE ROWS;
+            changed text[], old_refs text, new_refs text) ON COMMIT DELETE ROWS;
         SET \(recordingSetting) = 'on'
         """
 
     /// The rows the transaction changed so far, in order.
     static let pendingChangesQuery = """
-        SELECT table_name, operation, old_id, new_id, array_to_json(changed)::text, old_refs::text, new_refs::text
+        SELECT table_name, operation, old_id, new_id, array_to_json(changed)::text, old_refs, new_refs
           FROM pg_temp.\(pendingChanges) ORDER BY seq
         """
 }

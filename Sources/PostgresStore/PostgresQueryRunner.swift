@@ -31,6 +31,23 @@ final class PostgresQueryRunner: QueryRunner {
         }
     }
 
+    /// `COPY`, its rows numbered first from the primary key's identity sequence (`COPY`
+    /// returns nothing), so ids are the ones an `INSERT` would have given.
+    func bulkInsert(into table: String, primaryKey: String, columns: [String], rows: [[SQLValue]]) throws -> [Int64]? {
+        queriesRun += 2
+        var ids: [Int64] = []
+        ids.reserveCapacity(rows.count)
+        try connection.query("SELECT nextval(pg_get_serial_sequence($1, $2)) FROM generate_series(1, $3)",
+                             [.text(dialect.identifier(table)), .text(primaryKey.lowercased()), .integer(Int64(rows.count))]) { cursor in
+            if let id = cursor.integer(0) { ids.append(id) }
+        }
+        guard ids.count == rows.count else { return ids }
+        let names = ([primaryKey] + columns).map(dialect.identifier).joined(separator: ", ")
+        try connection.copyIn("COPY \(dialect.identifier(table)) (\(names)) FROM STDIN",
+                              rows: zip(ids, rows).lazy.map { id, row in [.integer(id)] + row.map(PostgresRows.parameter) })
+        return ids
+    }
+
     /// The newest commit's token, in the transaction's snapshot.
     func currentToken() throws -> Int64 {
         try PostgresHistory.currentToken(on: connection)

@@ -16,12 +16,16 @@ public struct PostgresSchema: Sendable {
     public let migrationNames: [String]
 
     /// The PostgreSQL store's own migrations, applied after the program's.
-    static let ownMigrations = ["postgres-store.v1.tables", PostgresHistorySchema.migration]
+    static let ownMigrations = ["postgres-store.v1.tables", PostgresHistorySchema.migration, PostgresHistorySchema.rowTriggersMigration]
 
     /// The statements of each of the store's own migrations after the first, which a
     /// store of an older version of this program gets from `migrate`.
     func upgradeStatements(_ migration: String) -> [String]? {
-        migration == PostgresHistorySchema.migration ? PostgresHistorySchema.createStatements(self) : nil
+        switch migration {
+        case PostgresHistorySchema.migration: return PostgresHistorySchema.tableStatements
+        case PostgresHistorySchema.rowTriggersMigration: return PostgresHistorySchema.triggerStatements(self)
+        default: return nil
+        }
     }
 
     /// `sortKeyAttributes` must name text attributes of the schema's entities; every text
@@ -78,7 +82,7 @@ public struct PostgresSchema: Sendable {
     func createStatements() -> [String] {
         let tables = tables()
         return tables.map(Self.createTable) + tables.flatMap(Self.foreignKeys) + tables.flatMap(Self.indexes)
-            + PostgresHistorySchema.createStatements(self)
+            + PostgresHistorySchema.tableStatements + PostgresHistorySchema.triggerStatements(self)
     }
 
     private static func createTable(_ table: PostgresTable) -> String {

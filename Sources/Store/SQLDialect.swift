@@ -54,6 +54,15 @@ public protocol QueryRunner: AnyObject {
     func forEachRow(_ sql: String, _ arguments: [SQLValue], _ body: (ColumnReader) throws -> Void) throws
     /// The token of the newest commit the runner's snapshot includes.
     func currentToken() throws -> Int64
+    /// Loads `rows` (values for `columns`, in order) into `table` with the database's bulk
+    /// load, numbering them with its `primaryKey`'s sequence; their ids in the rows' order,
+    /// or nil when the database has no bulk load (then nothing was written). Names are
+    /// the schema's: the runner quotes them.
+    func bulkInsert(into table: String, primaryKey: String, columns: [String], rows: [[SQLValue]]) throws -> [Int64]?
+}
+
+extension QueryRunner {
+    public func bulkInsert(into table: String, primaryKey: String, columns: [String], rows: [[SQLValue]]) throws -> [Int64]? { nil }
 }
 
 extension Connection: QueryRunner {

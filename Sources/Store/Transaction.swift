@@ -74,9 +74,10 @@ public final class Transaction: ReadContext {
     }
 
     /// Inserts `records` in order, assigning ids to those without. On SQLite, one prepared
-    /// insert each; through another database's runner, rows without an id go a few hundred
-    /// to a statement (`INSERT … VALUES (…), (…) RETURNING id`: its rows come back in the
-    /// order given), so a page of photos costs a few round trips, not one per photo.
+    /// insert each; through another database's runner, rows without an id are bulk loaded
+    /// when there are many (`QueryRunner.bulkInsert`: PostgreSQL's `COPY`), else go a few
+    /// hundred to a statement (`INSERT … VALUES (…), (…) RETURNING id`: its rows come back
+    /// in the order given), so a page of photos costs a few round trips, not one per photo.
     public func insert<R: Record>(_ records: inout [R]) throws {
         guard sqlite == nil else {
             for index in records.indices { try insert(&records[index]) }
@@ -88,6 +89,10 @@ public final class Transaction: ReadContext {
             if records[index].id == nil { unnumbered.append(index) } else { try insert(&records[index]) }
         }
         let values = try unnumbered.map { try records[$0].storedValues() }
+        if values.count >= Self.bulkInsertRows, let ids = try bulkInsert(entity, rows: values) {
+            for (offset, id) in ids.enumerated() { records[unnumbered[offset]].id = id }
+            return
+        }
         // PostgreSQL takes up to 65,535 parameters a statement; a photo has some twenty.
         let rowsPerStatement = max(1, min(500, 30_000 / max(1, entity.storedColumns.count * 2)))
         var start = 0
@@ -97,6 +102,23 @@ public final class Transaction: ReadContext {
             for (offset, id) in ids.enumerated() { records[unnumbered[start + offset]].id = id }
             start = end
         }
+    }
+
+    /// Rows from which a bulk load is worth its extra round trip (numbering the rows first).
+    public static let bulkInsertRows = 100
+
+    /// Bulk loads `rows` with their sort keys; their ids, or nil when the runner has no bulk load.
+    private func bulkInsert(_ entity: Entity, rows: [[SQLValue]]) throws -> [Int64]? {
+        guard let first = rows.first else { return [] }
+        let keyColumns = sortKeys(entity, columns: entity.storedColumns, values: first).map(\.column)
+        let loaded = rows.lazy.map { row in row + self.sortKeys(entity, columns: entity.storedColumns, values: row).map(\.value) }
+        let ids = try runner.bulkInsert(into: entity.name, primaryKey: entity.primaryKey,
+                                        columns: entity.storedColumns + keyColumns, rows: Array(loaded))
+        guard let ids else { return nil }
+        guard ids.count == rows.count else {
+            throw StoreError(.invalidRequest, "Loading \(rows.count) rows into \(entity.name) numbered \(ids.count)")
+        }
+        return ids
     }
 
     /// Inserts rows through the runner in one statement, under `givenIDs` when given (one

@@ -110,6 +110,57 @@ struct PostgresObservationTests {
         #expect(postgresToken > 0, "seed \(seed): something was committed")
     }
 
+    @Test("Photos inserted many at once (PostgreSQL's bulk load) and a few at a time get ids in order, as SQLite's; rows, title order and change sets agree (seed printed)")
+    func manyInsertedAtOnce() async throws {
+        let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresObservationTests.manyInsertedAtOnce")
+        var random = SeededGenerator(seed: seed)
+        let fixture = try await CopyFixture.copied()
+        let sqlite = fixture.test.gallery
+        let postgres = try PostgresGallery(location: fixture.database)
+        defer { postgres.close() }
+        let region = try #require(try sqlite.readableStore.read { try $0.fetch(RegionRecord.self, where: Key("photoCount") > 0) }.first?.id)
+        // Titles that tell a byte order from localizedStandard's; tabs, newlines and
+        // backslashes, which COPY's text format escapes. The first batch's first photo is
+        // given its id (past every other): the rest are numbered after it on both stores.
+        let titles = ["Zebra", "zebra", "Äpfel", "apple 10", "apple 9", "tab\there", "line\nbreak", "back\\slash", "É", "e\u{301}", "東京", "🦓"]
+        for (round, count) in [250, 3, Transaction.bulkInsertRows, Transaction.bulkInsertRows - 1].enumerated() {
+            let maxID = try sqlite.readableStore.read { try $0.rows("SELECT max(id) FROM Photo") }.first?[0].int64 ?? 0
+            var photos = (0..<count).map { index in
+                var photo = PhotoRecord()
+                photo.flickrID = "bulk-\(round)-\(index)"
+                photo.flickrNumber = Int64.random(in: 1...1_000_000, using: &random)
+                photo.title = titles[Int.random(in: 0..<titles.count, using: &random)] + (Bool.random(using: &random) ? " \(index)" : "")
+                photo.latitude = Double.random(in: -90...90, using: &random)
+                photo.regionID = region
+                if round == 0 && index == 0 { photo.id = maxID + 10_000 }
+                return photo
+            }
+            let sqliteToken = try sqlite.store.currentToken(), postgresToken = try postgres.currentToken()
+            let onPostgres = try postgres.write { transaction in
+                var inserted = photos
+                try transaction.insert(&inserted)
+                return inserted
+            }
+            photos = try await sqlite.store.write { [photos] transaction in
+                var inserted = photos
+                try transaction.insert(&inserted)
+                return inserted
+            }
+            #expect(onPostgres.map(\.id) == photos.map(\.id), "seed \(seed), \(count) photos: the same ids, in order")
+            #expect(Set(onPostgres.compactMap(\.id)).count == count)
+            let expected = try sqlite.store.history(since: sqliteToken), actual = try postgres.history(since: postgresToken)
+            #expect(actual.map { Self.shape($0.changes) } == expected.map { Self.shape($0.changes) }, "seed \(seed), \(count) photos")
+        }
+        let request = Gallery.regionPhotosRequest(regionID: region)
+        let stored = try postgres.read { try $0.fetch(request, as: PhotoRecord.self) }
+        #expect(stored == (try sqlite.readableStore.read { try $0.fetch(request, as: PhotoRecord.self) }), "seed \(seed): rows and title order agree")
+        // A photo inserted afterwards is numbered past every id given or drawn.
+        var later = PhotoRecord()
+        later.flickrID = "later"
+        later = try postgres.write { try $0.inserted(later) }
+        #expect((later.id ?? 0) > (stored.compactMap(\.id).max() ?? .max))
+    }
+
     /// A change set with the ids of list rows (Recents, Favorites) left out: SQLite gives a
     /// new row the id of one just deleted, PostgreSQL's identity never does, so those ids
     /// differ between the stores while photos' and users' ids (copied) do not.
@@ -189,10 +240,13 @@ struct PostgresObservationTests {
         let fixture = try await CopyFixture.copied()
         let connection = try fixture.connect()
         defer { connection.close() }
+        let functions = try connection.query("SELECT proname FROM pg_proc WHERE proname LIKE 'store\\_record\\_change\\_%'").rows.compactMap { $0[0] }
+        #expect(Set(functions) == Set(TopRegionsSchema.entities.filter(\.isTracked).map { "store_record_change_" + $0.name.lowercased() }),
+                "one trigger function per tracked table")
         try connection.execute("""
             DROP TABLE store_history, store_metadata, store_cache; DROP SEQUENCE store_history_token;
-            DROP FUNCTION store_record_change() CASCADE;
-            DELETE FROM store_migrations WHERE name = 'postgres-store.v2.history'
+            \(functions.map { "DROP FUNCTION \($0)() CASCADE;" }.joined(separator: " "))
+            DELETE FROM store_migrations WHERE name IN ('postgres-store.v2.history', 'postgres-store.v3.row-triggers')
             """)
         #expect { try PostgresGallery(location: fixture.database) } throws: { "\($0)".contains("topregions migrate") }
         let database = try PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres)
