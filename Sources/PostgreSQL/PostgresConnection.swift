@@ -44,9 +44,7 @@ public final class PostgresConnection {
         // database's encoding (a database that cannot hold a character refuses it).
         settings.append(("client_encoding", "UTF8"))
         let connection = withCStringArray(settings.map(\.0)) { keywords in
-            withCStringArray(settings.map(\.1)) { values in
-                PQconnectdbParams(keywords, values, 1)
-            }
+            withCStringArray(settings.map(\.1)) { values in topregions_pq_connect_quietly(keywords, values) }
         }
         guard let connection else {
             throw PostgresError(.cannotConnect, "cannot connect to \(redactedLocation): out of memory")
@@ -58,7 +56,6 @@ public final class PostgresConnection {
             PQfinish(connection)
             throw PostgresError(.cannotConnect, "cannot connect to \(redactedLocation): \(reason)")
         }
-        topregions_pq_silence_notices(connection)
         return connection
     }
 

@@ -60,7 +60,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         let passing = ["Connection refused", "timeout expired", "timed out", "No route to host", "Network is unreachable",
                        "the database system is starting up", "the database system is shutting down", "in recovery mode",
                        "not yet accepting connections", "not accepting connections", "because of crash of another server process",
-                       "server closed the connection unexpectedly", "too many clients", "Temporary failure in name resolution"]
+                       "server closed the connection unexpectedly", "too many clients", "too many connections", "Temporary failure in name resolution"]
         // A socket file that is not there: no server runs on it now (as "refused" on TCP).
         if message.contains("on socket") && message.contains("No such file or directory") { return true }
         return passing.contains { message.localizedCaseInsensitiveContains($0) }

@@ -14,12 +14,17 @@ extension PostgresStore {
     /// (the store is created when missing): one transaction, so a copy that fails leaves
     /// the database as it was. `source` must be at this program's schema; its history is
     /// not copied (this store's begins with the copy). Returns the rows copied per entity.
+    ///
+    /// `created`: per entity, a condition (SQL) that the rows creating a store writes meet
+    /// (`migrate` makes a first user and settings). A store holding only such rows is as
+    /// empty: they are replaced by the copied ones, and its history trimmed.
     @discardableResult
-    public func copy(from source: Store) throws -> [String: Int] {
+    public func copy(from source: Store, replacing created: [String: String] = [:]) throws -> [String: Int] {
         try PostgresStoreError.wrapping("cannot copy into", location: redactedLocation) {
             try connection.transaction(.readCommitted, attempts: 1) { _ in
                 _ = try createIfEmpty()
-                try refuseRows()
+                try refuseRows(except: created)
+                try removeRows(of: Array(created.keys))
                 var copied: [String: Int] = [:]
                 try source.read { context in
                     for entity in schema.schema.entities {
@@ -32,15 +37,25 @@ extension PostgresStore {
         }
     }
 
-    /// Throws `notEmpty` when any table of the store holds a row.
-    private func refuseRows() throws {
+    /// Throws `notEmpty` when any table of the store holds a row, other than one meeting
+    /// its entity's condition in `created`.
+    private func refuseRows(except created: [String: String]) throws {
         for entity in schema.schema.entities {
-            let result = try connection.query("SELECT EXISTS (SELECT 1 FROM \(PostgresSchema.identifier(entity.name))) AS held")
+            let condition = created[entity.name].map { " WHERE NOT (\($0))" } ?? ""
+            let result = try connection.query("SELECT EXISTS (SELECT 1 FROM \(PostgresSchema.identifier(entity.name))\(condition)) AS held")
             if try result.boolean(0, "held") == true {
                 throw PostgresStoreError(.notEmpty, "\(redactedLocation) holds a gallery already (\(entity.name) has rows); a copy overwrites nothing: "
                                          + "give an empty database")
             }
         }
+    }
+
+    /// Deletes the rows of `entities` (those creating the store wrote) and trims the
+    /// history of their writing: the copy's rows take their place.
+    private func removeRows(of entities: [String]) throws {
+        guard !entities.isEmpty else { return }
+        for name in entities { try connection.execute("DELETE FROM \(PostgresSchema.identifier(name))") }
+        _ = try PostgresHistory.trim(before: .distantFuture, on: connection)
     }
 
     /// Copies an entity's rows a page at a time, each page one `COPY … FROM STDIN`.

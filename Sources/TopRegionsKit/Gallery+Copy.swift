@@ -20,6 +20,14 @@ extension Gallery {
     /// version and checked under a temporary name beside it, then linked into place: a
     /// failed or killed copy leaves nothing at the destination, and nothing beside the
     /// destination is ever read.
+    /// The rows `migrate` writes into a new PostgreSQL store, which a copy into it replaces
+    /// (as a copy into a new SQLite file replaces its first user and settings): the local
+    /// user (no other), and settings.
+    static let rowsMigrateWrites = [
+        TopRegionsSchema.user.name: "\"name\" = '\(GalleryUser.localName)'",
+        TopRegionsSchema.setting.name: "TRUE",
+    ]
+
     @discardableResult
     public static func copyStore(from source: String, to destination: String, busyTimeout: TimeInterval? = nil) throws -> CopyOutcome {
         CopyScratch.removeLeftovers(in: NSTemporaryDirectory())
@@ -29,7 +37,9 @@ extension Gallery {
         case (false, true):
             // Connected first: an unreachable database fails before the source is read.
             return try withPostgresStore(destination, lockTimeout: busyTimeout) { store in
-                try withCurrentStore(at: source, busyTimeout: busyTimeout) { gallery in _ = try store.copy(from: gallery.store) }
+                try withCurrentStore(at: source, busyTimeout: busyTimeout) { gallery in
+                    _ = try store.copy(from: gallery.store, replacing: rowsMigrateWrites)
+                }
                 let status = try status(of: store)
                 return CopyOutcome(problems: try problems(in: store), photos: status.photos, regions: status.regions)
             }

@@ -75,6 +75,45 @@ struct PostgresCopyCLITests {
         }
     }
 
+    @Test("migrate, then copy (the order operations.md gives) fills the database; a migrated store someone has used since is refused and left as it was")
+    func copyAfterMigrate() throws {
+        let tool = try Tool()
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        let database = try PostgresTestServer.shared().makeDatabase("migrated")
+        #expect(try tool.runWithoutStore(["--store", database, "migrate"]).status == 0)
+        let copied = try tool.run(["--json", "copy", "--to", database])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect((copied.json as? [String: Any])?["photos"] as? Int == (try tool.run(["--json", "status"]).json as? [String: Any])?["photos"] as? Int)
+        #expect(try tool.runWithoutStore(["--store", database, "check"]).stdout == "ok\n")
+        for words in [["regions"], ["users"]] {
+            #expect(try tool.runWithoutStore(["--store", database] + words).stdout == (try tool.run(words)).stdout, "\(words)")
+        }
+
+        let used = try PostgresTestServer.shared().makeDatabase("used")
+        #expect(try tool.runWithoutStore(["--store", used, "migrate"]).status == 0)
+        #expect(try tool.runWithoutStore(["--store", used, "users", "add", "ann"]).status == 0)
+        let refused = try tool.run(["copy", "--to", used])
+        #expect(refused.status == 1 && refused.stderr.contains("overwrites nothing"), "\(refused.stderr)")
+        #expect(try tool.runWithoutStore(["--store", used, "users"]).stdout.contains("ann"), "ann is still there")
+    }
+
+    @Test("Notices a server sends while a session starts (the database asks for DEBUG messages) are never printed")
+    func noticesWhileConnecting() throws {
+        let tool = try Tool()
+        let database = try PostgresTestServer.shared().makeDatabase("notices")
+        let name = try #require(database.split(separator: "/").last.map(String.init))
+        let alter = Process()
+        alter.executableURL = URL(fileURLWithPath: try PostgresTestServer.shared().program("psql"))
+        alter.arguments = [database, "-X", "-q", "-c", "ALTER DATABASE \(name) SET client_min_messages = debug5"]
+        try alter.run()
+        alter.waitUntilExit()
+        #expect(alter.terminationStatus == 0)
+        for words in [["migrate"], ["regions"], ["users"], ["status"]] {
+            let run = try tool.runWithoutStore(["--store", database] + words)
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(words): \(run.stderr.prefix(300))")
+        }
+    }
+
     @Test("A database of a newer program is refused by migrate, check and copy, and left as it was")
     func newerDatabaseRefused() throws {
         let tool = try Tool()
