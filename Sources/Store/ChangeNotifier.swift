@@ -183,7 +183,10 @@ package final class ChangeNotifier: @unchecked Sendable {
                 completeThrough = max(completeThrough, newest)
                 return .read(progressed: completeThrough > before)
             }
-        } catch let error as StoreError where error.kind == .historyTrimmed {
+        } catch let error as StoreError where error.kind == .historyTrimmed || error.kind == .decoding {
+            // An entry this program cannot read (written by another program, or damaged)
+            // is as good as trimmed: the observers refetch, and the entries after it are
+            // read as they come. Waiting for it to become readable would stall them all.
             let current = (try? history.currentToken()) ?? since
             lock.withLock {
                 deliveredThrough = max(deliveredThrough, current)

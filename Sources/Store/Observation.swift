@@ -5,8 +5,9 @@ public enum StoreEvent: Sendable {
     /// A transaction was committed, by this store object (`isLocal`) or by another
     /// process or store object on the same file.
     case committed(HistoryEntry, isLocal: Bool)
-    /// Commits were missed because their history was trimmed before it could be read:
-    /// whatever the observer derived from the store must be refetched.
+    /// Commits were missed because their history was trimmed before it could be read, or
+    /// holds an entry this program cannot decode: whatever the observer derived from the
+    /// store must be refetched.
     case historyGap(currentToken: Int64)
 }
 

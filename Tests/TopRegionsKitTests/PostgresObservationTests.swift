@@ -235,6 +235,36 @@ struct PostgresObservationTests {
         #expect(try records.history(since: before).map(\.token) == [before + 1])
     }
 
+    @Test("A history entry no program can read (written by hand) is a gap: watchers refetch and go on hearing later commits")
+    func unreadableEntryIsAGap() async throws {
+        let fixture = try await CopyFixture.copied()
+        let watcher = try PostgresGallery(location: fixture.database)
+        let writer = try PostgresGallery(location: fixture.database)
+        defer { watcher.close(); writer.close() }
+        let local = try writer.user(named: "local")
+        let favorites = try watcher.favoritesController(for: local)
+        try favorites.performFetch()
+        let table = ReplayedTable(favorites)
+        favorites.delegate = table
+        let photos = try writer.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.compactMap(\.id)
+        try #require(photos.count >= 4)
+        try writer.addFavorite(photoID: photos[0], for: local)
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        try connection.execute("""
+            INSERT INTO store_history (token, committed_at, origin, author, changes)
+            VALUES (nextval('store_history_token'), extract(epoch FROM now()), 'by hand', NULL, '\\xdeadbeef01ff'::bytea);
+            NOTIFY topregions_store_history
+            """)
+        for photo in photos[1...3] { try writer.addFavorite(photoID: photo, for: local) }
+        try writer.moveFavorite(from: 3, to: 0, for: local)
+        let token = try writer.currentToken()
+        #expect(favorites.waitUntilProcessed(through: token, timeout: 20), "the watcher goes past the entry it cannot read")
+        let expected = try writer.read { try $0.fetchIDs(Gallery.favoritesRequest(userID: local.id)) }
+        #expect(table.state.ids == [expected] && table.state.failures == [])
+        #expect(Set(photos[0...3]).isSubset(of: Set(try writer.read { try $0.fetch(Gallery.favoritesRequest(userID: local.id), as: FavoriteRecord.self) }.compactMap(\.photoID))))
+    }
+
     @Test("A store of the first version is upgraded by migrate: history, triggers and all; observation works after")
     func upgradeFromFirstVersion() async throws {
         let fixture = try await CopyFixture.copied()
