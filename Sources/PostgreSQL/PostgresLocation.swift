@@ -84,11 +84,29 @@ public enum PostgresLocation {
         return (hidden + pieces).filter { !$0.isEmpty }
     }
 
-    /// `message` with each of `secrets` replaced by `***`.
+    /// `message` with each of `secrets` replaced by `***` where it stands on its own: not
+    /// inside a longer run of letters and digits, so that a short password does not turn
+    /// "server" into "se***ve***" (and show where it matched). Quoted, after a `:` or `=`,
+    /// or alone, it is always hidden.
     public static func scrubbed(_ message: String, of secrets: [String]) -> String {
         secrets.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(message) { text, secret in
-            text.replacingOccurrences(of: secret, with: "***")
+            replacingStandalone(secret, in: text)
         }
+    }
+
+    private static func replacingStandalone(_ secret: String, in text: String) -> String {
+        func isWordCharacter(_ character: Character?) -> Bool { character.map { $0.isLetter || $0.isNumber } ?? false }
+        var result = ""
+        var rest = text[...]
+        while let found = rest.range(of: secret) {
+            let before = found.lowerBound > text.startIndex ? text[text.index(before: found.lowerBound)] : nil
+            let after = found.upperBound < text.endIndex ? text[found.upperBound] : nil
+            let embedded = (isWordCharacter(before) && isWordCharacter(secret.first)) || (isWordCharacter(after) && isWordCharacter(secret.last))
+            result += rest[..<found.lowerBound]
+            result += embedded ? String(rest[found]) : "***"
+            rest = rest[found.upperBound...]
+        }
+        return result + rest
     }
 
     /// The URL with its user information's password and every query value that could be
@@ -166,7 +184,11 @@ public enum PostgresLocation {
         while index < text.endIndex {
             let rest = text[index...]
             if isURL(String(rest.prefix(14))) {
-                let end = rest.firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "'" } ?? rest.endIndex
+                var end = rest.firstIndex { $0.isWhitespace || $0 == "\"" || $0 == "'" } ?? rest.endIndex
+                // "URL: reason": the colon that ends the URL is the message's, not the URL's.
+                if end < rest.endIndex, rest[end] == " ", end > rest.startIndex, rest[rest.index(before: end)] == ":" {
+                    end = rest.index(before: end)
+                }
                 output += redacted(String(rest[..<end]))
                 index = end
             } else {

@@ -32,7 +32,8 @@ enum PlaceResolution {
     static let failuresBeforeStopping = 8
 
     /// `beforeCommit` runs last in the transaction that records the answers (the pass
-    /// confirms it still holds its lock).
+    /// confirms it still holds its lock), and between lookups, at most once a second: a
+    /// pass whose lock is gone asks nothing more of the server (another pass may be asking).
     static func resolvePending(in store: any StoreWriting, client: FlickrClient, options: SyncOptions,
                                beforeCommit: @escaping @Sendable () throws -> Void = {}) async throws -> Outcome {
         let pending = try await store.reading { context in
@@ -40,7 +41,8 @@ enum PlaceResolution {
         }
         guard !pending.isEmpty, !Task.isCancelled else { return Outcome() }
         let (answers, stoppedAfterFailures) = await ask(pending, client: client, concurrency: options.concurrentPlaceLookups,
-                                                        deadline: options.placeLookupDeadline, progress: options.progress)
+                                                        deadline: options.placeLookupDeadline, progress: options.progress,
+                                                        stillAllowed: { (try? beforeCommit()) != nil })
         let now = options.now()
         var outcome = try await store.writing { transaction in
             let outcome = try record(answers, askedAt: now, in: transaction)
@@ -64,15 +66,23 @@ enum PlaceResolution {
 
     /// Asks about the places, a few at a time, until all are answered, `deadline` seconds
     /// have passed, or `failuresBeforeStopping` lookups in a row failed for a reason that
-    /// may pass (then true): then the lookups still running are cancelled, and the places
+    /// may pass (then true), or `stillAllowed` (asked before a lookup starts, at most once
+    /// a second) says no: then the lookups still running are cancelled, and the places
     /// not answered are left out. Failures are answers too.
     private static func ask(_ placeIDs: [String], client: FlickrClient, concurrency: Int, deadline: TimeInterval,
-                            progress: (@Sendable (SyncProgress) -> Void)?) async -> ([String: Answer], Bool) {
+                            progress: (@Sendable (SyncProgress) -> Void)?,
+                            stillAllowed: @escaping @Sendable () -> Bool) async -> ([String: Answer], Bool) {
         await withTaskGroup(of: (String, Answer)?.self) { group in
             var answers: [String: Answer] = [:]
             var next = placeIDs.makeIterator()
+            var allowedUntil = Date()
+            var allowed = true
             func addNext() -> Bool {
-                guard let placeID = next.next() else { return false }
+                if allowed, Date() >= allowedUntil {
+                    allowed = stillAllowed()
+                    allowedUntil = Date().addingTimeInterval(1)
+                }
+                guard allowed, let placeID = next.next() else { return false }
                 group.addTask {
                     do {
                         return (placeID, .region(try await client.placeInfo(placeID).regionInfo))

@@ -59,6 +59,17 @@ struct PostgresLocationTests {
         #expect(PostgresLocation.scrubbed("said hunter2 and keypass", of: url.secrets) == "said *** and ***")
     }
 
+    @Test("A short password is hidden where it stands on its own, not inside the words around it")
+    func shortSecretsInMessages() {
+        #expect(PostgresLocation.scrubbed("connection to server at \"db\" failed: password authentication failed for user \"r\"", of: ["r"])
+                == "connection to server at \"db\" failed: password authentication failed for user \"***\"")
+        #expect(PostgresLocation.scrubbed("too many connections for role \"lim\" (lim=lim)", of: ["lim"]) == "too many connections for role \"***\" (***=***)")
+        #expect(PostgresLocation.scrubbed("invalid percent-encoded token: \"p%zz\" at p%zz", of: ["p%zz"]) == "invalid percent-encoded token: \"***\" at ***")
+        #expect(PostgresLocation.scrubbed("x:hunter2@h hunter2x xhunter2 #hunter2#", of: ["hunter2"]) == "x:***@h hunter2x xhunter2 #***#")
+        // A secret that begins or ends with punctuation is hidden even beside letters.
+        #expect(PostgresLocation.scrubbed("a-!pw!-b and x!pw!y", of: ["!pw!"]) == "a-***-b and x***y")
+    }
+
     @Test("A location libpq cannot read, or with an @ not written %40 before the host, is refused without its password",
           arguments: ["postgresql://ann:SECRETPW@[::1/db", "postgresql://ann:pa@SECRETPW@127.0.0.1/db", "host=db password='SECRETPW"])
     func refusedUnread(location: String) {
@@ -89,6 +100,8 @@ struct PostgresLocationTests {
                 == "--rate-ledger must be a postgresql:// URL, not mysql://alice:***@h:1/g")
         #expect(PostgresLocation.redactingSecrets(in: "no store at /tmp/host=h port=1 user=alice password=PWXk dbname=g1; run sync")
                 == "no store at /tmp/host=h port=1 user=alice password=*** dbname=g1; run sync")
+        #expect(PostgresLocation.redactingSecrets(in: "cannot connect to postgresql://u@h:1/g?password=Pw9: connection refused")
+                == "cannot connect to postgresql://u@h:1/g?password=***: connection refused", "the message's colon stays")
         #expect(PostgresLocation.redactingSecrets(in: "see https://example.org/a?b=c and postgresql://u:p@h/d")
                 == "see https://example.org/a?b=c and postgresql://u:***@h/d")
     }

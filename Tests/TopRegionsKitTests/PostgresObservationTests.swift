@@ -389,4 +389,33 @@ struct PostgresSyncLockTests {
         #expect(try Gallery.checkPostgres(database) == [])
         #expect(try lockHolder(admin) == nil, "the lock is released after the pass")
     }
+
+    @Test("A pass whose lock goes while it looks up places asks the server nothing more (a second of lookups at most)")
+    func lostLockStopsPlaceLookups() async throws {
+        let database = try PostgresTestServer.shared().makeDatabase("lock")
+        let flickr = try FlickrTestServer()
+        try await flickr.addFault(["method": "flickr.places.getInfo", "delay": 0.1, "times": -1])
+        let gallery = try PostgresGallery.openForSyncing(location: database)
+        defer { gallery.close() }
+        let admin = try PostgresConnection(database)
+        defer { admin.close() }
+        var options = SyncOptions(pages: 4, perPage: 100)
+        options.concurrentPlaceLookups = 2
+        let pass = Task { try await gallery.sync(client: serverClient(flickr), options: options) }
+        // Waits until the lookups have begun.
+        let deadline = Date().addingTimeInterval(90)
+        while try await flickr.requests().filter({ $0.method == "flickr.places.getInfo" }).count < 3 && Date() < deadline {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        let pid = try #require(try lockHolder(admin), "the pass holds the lock while it looks up places")
+        _ = try admin.query("SELECT pg_terminate_backend($1)", [.integer(pid)])
+        let terminated = Date().timeIntervalSince1970
+        let result = try await pass.value
+        #expect(result.outcome == .failed && result.failure?.isTemporary == true, "\(result)")
+        let later = try await flickr.requests().filter { $0.method == "flickr.places.getInfo" && $0.time > terminated }
+        // Lookups at 0.1 s, two at a time: a second's worth, and those in flight.
+        #expect(later.count <= 24, "\(later.count) lookups after the lock was lost")
+        let all = try await flickr.requests().filter { $0.method == "flickr.places.getInfo" }.count
+        #expect(all < 100, "the pass did not look up every place (\(all))")
+    }
 }
