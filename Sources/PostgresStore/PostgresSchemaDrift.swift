@@ -12,18 +12,28 @@ extension PostgresStore {
     public func schemaDifferences() throws -> [String] {
         try PostgresStoreError.wrapping("cannot read the schema of", location: redactedLocation) {
             let catalog = try CatalogSnapshot(connection, tables: schema.tables().map(\.name))
-            return schema.tables().flatMap { catalog.differences(from: $0) }
+            return schema.tables().flatMap { catalog.differences(from: $0) } + catalog.triggerDifferences(tracked: trackedTables)
         }
     }
+
+    /// The history's triggers missing or disabled (then no watcher hears of the writes to
+    /// those tables); `migrate` makes them again.
+    func triggerDifferences() throws -> [String] {
+        try CatalogSnapshot(connection, tables: trackedTables).triggerDifferences(tracked: trackedTables)
+    }
+
+    private var trackedTables: [String] { schema.schema.entities.filter(\.isTracked).map { $0.name.lowercased() } }
 
     /// Throws unless the database holds this program's schema, as this program made it.
     public func requireIntact() throws {
         try requireCurrent()
         let differences = try schemaDifferences()
         guard differences.isEmpty else {
+            let onlyTriggers = try differences.count == triggerDifferences().count
             throw PostgresStoreError(.foreignDatabase, "the store in \(redactedLocation) is not as this program made it: "
                                      + differences.prefix(5).joined(separator: "; ") + (differences.count > 5 ? "; …" : "")
-                                     + " (restore it from a backup, or copy a gallery into a new database)")
+                                     + (onlyTriggers ? " (run `topregions migrate` to make them again)"
+                                                     : " (restore it from a backup, or copy a gallery into a new database)"))
         }
     }
 }
@@ -38,6 +48,8 @@ private struct CatalogSnapshot {
     var indexes: [String: Index] = [:]
     /// By "table.column".
     var foreignKeys: [String: [ForeignKey]] = [:]
+    /// By table, its triggers' names and whether each is enabled.
+    var triggers: [String: [String: Bool]] = [:]
 
     init(_ connection: PostgresConnection, tables: [String]) throws {
         let names = PostgresValue.text("{" + tables.joined(separator: ",") + "}")
@@ -72,6 +84,30 @@ private struct CatalogSnapshot {
         for row in keyRows where row.count == 4 {
             guard let table = row[0], let column = row[1], let destination = row[2] else { continue }
             foreignKeys["\(table).\(column)", default: []].append(ForeignKey(destination: destination, deferred: row[3] == "true"))
+        }
+        let triggerRows = try connection.query("""
+            SELECT c.relname, t.tgname, (t.tgenabled <> 'D')::text
+            FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+            WHERE NOT t.tgisinternal AND c.\(inSchema) AND c.relname = ANY($1::text[])
+            """, [names]).rows
+        for row in triggerRows where row.count == 3 {
+            guard let table = row[0], let name = row[1] else { continue }
+            triggers[table, default: [:]][name] = row[2] == "true"
+        }
+    }
+
+    /// The history's triggers (`PostgresHistorySchema`) each tracked table lacks, or has
+    /// disabled.
+    func triggerDifferences(tracked: [String]) -> [String] {
+        let expected = [PostgresHistorySchema.triggerName, PostgresHistorySchema.insertTriggerName, PostgresHistorySchema.deleteTriggerName]
+        return tracked.flatMap { table in
+            expected.compactMap { name -> String? in
+                switch triggers[table]?[name] {
+                case nil: return "table \(table) has no trigger \(name): watchers would not hear of its writes"
+                case false?: return "trigger \(name) on \(table) is disabled: watchers would not hear of its writes"
+                case true?: return nil
+                }
+            }
         }
     }
 

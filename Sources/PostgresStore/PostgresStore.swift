@@ -111,8 +111,15 @@ public final class PostgresStore {
         try connection.query("SELECT pg_advisory_xact_lock(hashtext('topregions.store.migrate'))")
         switch try readState() {
         case .current:
+            // Triggers someone dropped or disabled are made again: without them no watcher
+            // hears of a write.
+            guard try !triggerDifferences().isEmpty else {
+                try requireIntact()
+                return .current
+            }
+            for statement in PostgresHistorySchema.triggerStatements(schema) { try connection.execute(statement) }
             try requireIntact()
-            return .current
+            return .upgraded
         case .empty:
             try schema.validateNames()
             try refuseEncoding()

@@ -265,6 +265,29 @@ struct PostgresObservationTests {
         #expect(Set(photos[0...3]).isSubset(of: Set(try writer.read { try $0.fetch(Gallery.favoritesRequest(userID: local.id), as: FavoriteRecord.self) }.compactMap(\.photoID))))
     }
 
+    @Test("A history trigger dropped or disabled by hand is found by check, refused on opening, and made again by migrate")
+    func missingTriggers() async throws {
+        let fixture = try await CopyFixture.copied()
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        try connection.execute("DROP TRIGGER store_record_inserts ON photo; ALTER TABLE favorite DISABLE TRIGGER store_record_change")
+        let problems = try Gallery.checkPostgres(fixture.database)
+        #expect(problems.count == 2 && problems.contains { $0.contains("photo has no trigger store_record_inserts") }
+                && problems.contains { $0.contains("store_record_change on favorite is disabled") }, "\(problems)")
+        #expect { try PostgresGallery(location: fixture.database) } throws: { "\($0)".contains("topregions migrate") }
+        let database = try PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres)
+        defer { database.close() }
+        #expect(try database.migrate() == .upgraded)
+        #expect(try Gallery.checkPostgres(fixture.database) == [])
+        let gallery = try PostgresGallery(location: fixture.database)
+        defer { gallery.close() }
+        let before = try gallery.currentToken()
+        try gallery.write { transaction in
+            try transaction.execute("INSERT INTO Photo (flickrID, flickrNumber, title, subtitle, photoDescription, downloaded) VALUES ('by hand', 1, 't', '', '', 0)")
+        }
+        #expect(try gallery.history(since: before).first?.changes["Photo"].inserted.count == 1, "the trigger made again records")
+    }
+
     @Test("A store of the first version is upgraded by migrate: history, triggers and all; observation works after")
     func upgradeFromFirstVersion() async throws {
         let fixture = try await CopyFixture.copied()
