@@ -9,9 +9,11 @@ public struct RateLedgerError: Error, Sendable, CustomStringConvertible {
     /// What PostgreSQL (or libpq) said.
     public var underlying: PostgresError
 
-    /// Trying again later may help: the database could not be reached or went away.
+    /// Trying again later may help: the database could not be reached or went away (as
+    /// for a store: a wrong password or a missing database will not pass).
     public var isTemporary: Bool {
-        [.cannotConnect, .connectionLost, .poolExhausted].contains(underlying.kind) || underlying.isRetryableTransactionFailure
+        underlying.isTransientConnectionFailure || [.connectionLost, .poolExhausted].contains(underlying.kind)
+            || underlying.isRetryableTransactionFailure
     }
 
     /// The failure in words, with the server's SQLSTATE (not the SQL: it is ours, not news).

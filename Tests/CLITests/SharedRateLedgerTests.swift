@@ -45,4 +45,14 @@ struct SharedRateLedgerTests {
         #expect(unreachable.stderr.contains("rate ledger") && unreachable.stderr.contains("ann:***@"), "\(unreachable.stderr)")
         #expect(!(unreachable.stderr + unreachable.stdout).contains("hunter2"))
     }
+
+    @Test("A ledger whose role the server does not know fails the sync for good (1), as such a store does")
+    func ledgerRefusingTheRole() throws {
+        let tool = try Tool()
+        let database = try PostgresTestServer.shared().makeDatabase("ledger")
+        let stranger = database.replacingOccurrences(of: "postgres@", with: "nobody_here:hunter2@")
+        let run = try tool.run(["sync", "--endpoint", "http://127.0.0.1:9/services/rest/", "--api-key", "k", "--rate-ledger", stranger])
+        #expect(run.status == 1, "a wrong role will not pass by waiting: \(run.stderr)")
+        #expect(run.stderr.contains("rate ledger") && !run.stderr.contains("hunter2"), "\(run.stderr)")
+    }
 }
