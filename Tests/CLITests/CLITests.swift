@@ -82,6 +82,14 @@ final class Tool: @unchecked Sendable {
 
 @Suite("The topregions tool, end to end", .serialized)
 struct CLITests {
+    @Test("migrate on a new file says it created the store; run again, that the store is current")
+    func migrateSaysWhatItDid() throws {
+        let tool = try Tool()
+        let first = try tool.run(["migrate"]), second = try tool.run(["migrate"])
+        #expect(first.status == 0 && first.stdout.hasPrefix("created the store's tables in "), "\(first.stdout)\(first.stderr)")
+        #expect(second.status == 0 && second.stdout.contains("has this program's schema"), "\(second.stdout)")
+    }
+
     @Test("sync and regions on SampleData give the independently computed top regions")
     func sampleData() throws {
         let tool = try Tool()

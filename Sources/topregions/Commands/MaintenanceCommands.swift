@@ -98,8 +98,10 @@ extension Commands {
         if Gallery.isPostgres(invocation.storePath) {
             outcome = try Gallery.migratePostgres(invocation.storePath, busyTimeout: try invocation.busyTimeout())
         } else {
+            let existed = FileManager.default.fileExists(atPath: invocation.storePath)
             let gallery = try invocation.openGallery(.create)
             gallery.close()
+            if !existed { outcome = .created }
         }
         let store = Gallery.displayed(invocation.storePath)
         if invocation.output.json { try invocation.output.emit(["store": store, "schema": "current"]) } else {
