@@ -66,7 +66,8 @@ extension GalleryReading {
     /// ignoring case and accents ("yucatan" for "Yucatán"). `ambiguous` when several share
     /// the name (listing their ids), `notFound` with the closest names otherwise.
     public func region(named query: String) throws -> RegionRecord {
-        let matches = try regions(matching: query)
+        // By place id, not row id: the same list on every store, however each was filled.
+        let matches = try regions(matching: query).sorted { $0.placeID.utf8.lexicographicallyPrecedes($1.placeID.utf8) }
         if matches.count == 1, let only = matches.first { return only }
         if matches.count > 1 {
             throw GalleryError(.ambiguous, "\(matches.count) regions are called \"\(query)\": "
@@ -75,6 +76,7 @@ extension GalleryReading {
         let all = try readableStore.read { try $0.fetch(RegionRecord.self, where: Key("photoCount") > 0) }
         let folded = Gallery.fold(query)
         let loose = all.filter { Gallery.fold($0.name) == folded || Gallery.fold(Gallery.shortName($0.name)) == folded }
+            .sorted { $0.placeID.utf8.lexicographicallyPrecedes($1.placeID.utf8) }
         if loose.count == 1, let only = loose.first { return only }
         if loose.count > 1 {
             throw GalleryError(.ambiguous, "\(loose.count) regions are called \"\(query)\": "

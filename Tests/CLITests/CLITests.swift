@@ -127,6 +127,10 @@ struct CLITests {
         try tool.run(["sync"])
         let ambiguous = try tool.run(["photos", "--region", "Limburg", "--json"])
         #expect(ambiguous.status == 1 && ambiguous.stderr.contains("2 regions are called \"Limburg\""))
+        // Listed by place id (in byte order), whatever order the store numbered them in.
+        let limburgs = try Expected.regions().values.filter { $0.name.hasPrefix("Limburg") }.map(\.placeID)
+        let listed = limburgs.compactMap { id in ambiguous.stderr.range(of: id).map { (id, $0.lowerBound) } }.sorted { $0.1 < $1.1 }.map(\.0)
+        #expect(limburgs.count == 2 && listed == limburgs.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, "\(ambiguous.stderr)")
         let region = try #require(try Expected.topRegions().first)
         let photos = try #require(try tool.run(["photos", "--region", region.placeID, "--json"]).json as? [[String: Any]])
         #expect(Set(photos.compactMap { $0["id"] as? String }) == region.photos)
