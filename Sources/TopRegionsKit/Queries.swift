@@ -66,10 +66,13 @@ extension Gallery {
 
     /// The photos of a region, by title as the Finder sorts, then by Flickr id as a number;
     /// `byPhotographer`: first by photographer name, each photographer's photos together
-    /// (two photographers of one name are two groups).
+    /// (two photographers of one name are two groups, in the order of their Flickr owner
+    /// ids: the same on every store, whatever order each first met them in).
     public static func regionPhotosRequest(regionID: Int64, byPhotographer: Bool = false) -> FetchRequest {
         var sort = [SortKey("title", collation: .localizedStandard), SortKey("flickrNumber")]
-        if byPhotographer { sort.insert(contentsOf: [SortKey("photographer.name", collation: .localizedStandard), SortKey("photographer")], at: 0) }
+        if byPhotographer {
+            sort.insert(contentsOf: [SortKey("photographer.name", collation: .localizedStandard), SortKey("photographer.ownerID")], at: 0)
+        }
         return FetchRequest(PhotoRecord.self, predicate: Key("region") == regionID, sortDescriptors: sort)
     }
 

@@ -341,6 +341,12 @@ struct SyncTests {
         for photo in photos where groups.last != photo.photographerID { groups.append(photo.photographerID) }
         #expect(groups.count == Set(groups).count, "each photographer's photos are together: \(groups)")
         #expect(Set(photos.compactMap(\.photographerID)).count >= 3)
+        // Those of one name come in the order of their owner ids, not of their row ids.
+        let owners = try gallery.readableStore.read { context in
+            Dictionary(uniqueKeysWithValues: try context.fetch(PhotographerRecord.self, where: Key("name") == "Same Name").map { ($0.id ?? 0, $0.ownerID) })
+        }
+        let sameName = groups.compactMap { $0.flatMap { owners[$0] } }
+        #expect(sameName.count == 3 && sameName == sameName.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, "\(sameName)")
         // The rows the CLI and the API give are in the same order.
         let rows = try gallery.photoRows(inRegion: regionID, byPhotographer: true)
         #expect(rows.map(\.id) == photos.map(\.flickrID))
