@@ -43,10 +43,9 @@ public enum PostgresLocation {
         }
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(location, &error) else {
-            // libpq's reason quotes the location, password and all: keep what comes before.
-            let reason = error.map { String(cString: $0) }?.prefix { $0 != "\"" && $0 != "\n" } ?? ""
+            let reason = error.map { String(cString: $0) }?.prefix { $0 != "\n" } ?? ""
             if let error { PQfreemem(error) }
-            let words = reason.trimmingCharacters(in: CharacterSet(charactersIn: " :"))
+            let words = quotingOnlyNames(String(reason)).trimmingCharacters(in: CharacterSet(charactersIn: " :"))
             throw PostgresError(.invalidParameter, "\(redacted(location)) is not a PostgreSQL location libpq can read"
                                 + (words.isEmpty ? "" : " (\(words))"))
         }
@@ -61,6 +60,18 @@ public enum PostgresLocation {
         }
         var seen = Set<String>()
         return (location, secrets.filter { seen.insert($0).inserted })
+    }
+
+    /// libpq's complaint about a location with what it quotes kept only when it is a name
+    /// (letters, digits, `_`, at most 40) or one character (`"]"`, `"="`): it quotes the
+    /// location too, password and all, which becomes `"…"`.
+    static func quotingOnlyNames(_ reason: String) -> String {
+        let parts = reason.split(separator: "\"", omittingEmptySubsequences: false)
+        return parts.enumerated().map { index, part in
+            guard index % 2 == 1 else { return String(part) }
+            let isName = part.count <= 40 && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            return isName || part.count == 1 ? String(part) : "…"
+        }.joined(separator: "\"")
     }
 
     /// What `redacted` hides of a URL, and each piece of it (split at `/`, `?`, `@`, `:`,

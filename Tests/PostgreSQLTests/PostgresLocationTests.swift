@@ -1,4 +1,4 @@
-import PostgreSQL
+@testable import PostgreSQL
 import Testing
 
 @Suite("PostgreSQL locations")
@@ -57,6 +57,14 @@ struct PostgresLocationTests {
         let keywords = try PostgresLocation.prepared("host=db password='it\\'s' dbname=g")
         #expect(keywords.secrets == ["it's"])
         #expect(PostgresLocation.scrubbed("said hunter2 and keypass", of: url.secrets) == "said *** and ***")
+    }
+
+    @Test("libpq's complaint about a location keeps the names it quotes, not the location")
+    func libpqComplaints() {
+        #expect(PostgresLocation.quotingOnlyNames("invalid URI query parameter: \"bogus\"") == "invalid URI query parameter: \"bogus\"")
+        #expect(PostgresLocation.quotingOnlyNames("end of string reached when looking for matching \"]\" in IPv6 host address in URI: \"postgresql://a:pw@[::1/db\"")
+                == "end of string reached when looking for matching \"]\" in IPv6 host address in URI: \"…\"")
+        #expect(PostgresLocation.quotingOnlyNames("invalid percent-encoded token: \"p%zzSECRET\"") == "invalid percent-encoded token: \"…\"")
     }
 
     @Test("A short password is hidden where it stands on its own, not inside the words around it")
