@@ -111,9 +111,10 @@ public final class PostgresStore {
         try connection.query("SELECT pg_advisory_xact_lock(hashtext('topregions.store.migrate'))")
         switch try readState() {
         case .current:
-            // Triggers someone dropped or disabled are made again: without them no watcher
-            // hears of a write.
-            guard try !triggerDifferences().isEmpty else {
+            // Triggers someone dropped or disabled are made again (without them no watcher
+            // hears of a write), when they are all that differs from what this program made.
+            let triggers = try triggerDifferences()
+            guard !triggers.isEmpty, try schemaDifferences().count == triggers.count else {
                 try requireIntact()
                 return .current
             }
