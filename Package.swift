@@ -77,7 +77,7 @@ let package = Package(
         // fixture processes, a small photo-like schema, the Flickr test server's driver.
         .target(
             name: "TestSupport",
-            dependencies: ["Store", "SampleDataSupport", "Flickr", "ResultsController"],
+            dependencies: ["Store", "SampleDataSupport", "Flickr", "ResultsController", "PostgresStore"],
             path: "Tests/Fixtures/TestSupport"
         ),
         // A child process for the store's crash and multi-process tests: it writes
@@ -99,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ResultsControllerTests",
-            dependencies: ["ResultsController", "Store", "TestSupport", "SampleDataSupport"]
+            dependencies: ["ResultsController", "Store", "TestSupport", "SampleDataSupport", "PostgresStore"]
         ),
         .testTarget(
             name: "TopRegionsKitTests",

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 import ResultsController
 import Store
 import TestSupport
@@ -104,11 +105,38 @@ final class TestStore {
     deinit { store.close() }
 }
 
+/// A store of the test schema of either kind, for the tests that run on both: a SQLite
+/// file, or a fresh database of the tests' PostgreSQL server. `location` is its path or URL.
+final class TestStoreOfKind {
+    let store: any ObservableStore
+    let location: String
+    private let temporary: TemporaryDirectory?
+    private let close: () -> Void
+
+    init(_ kind: StoreKind) throws {
+        switch kind {
+        case .sqlite:
+            let temporary = try TemporaryDirectory("rc-tests")
+            location = temporary.path("store.sqlite")
+            let store = try TestSchema.openStore(at: location)
+            (self.store, self.temporary, close) = (store, temporary, { store.close() })
+        case .postgresql:
+            location = try PostgresTestServer.shared().makeDatabase("rc")
+            let database = try PostgresStore(location: location, schema: TestSchema.postgres)
+            try database.migrate()
+            let store = try PostgresRecordStore(database)
+            (self.store, temporary, close) = (store, nil, { store.close() })
+        }
+    }
+
+    deinit { close() }
+}
+
 /// What a controller must show for a request, read with one plain query rather than
 /// through a controller: the rows in the request's order (with the binary tie-break that
 /// keeps equal-under-collation section values apart), grouped into sections wherever the
 /// section key's value changes, text compared by its bytes.
-func oracleSnapshot(store: Store, request: FetchRequest, sectionKeyPath: String?) throws -> Snapshot {
+func oracleSnapshot(store: any StoreReading, request: FetchRequest, sectionKeyPath: String?) throws -> Snapshot {
     var ordered = request
     if let sectionKeyPath, let first = request.sortDescriptors.first, first.collation != .binary {
         ordered.sortDescriptors.insert(SortKey(sectionKeyPath, ascending: first.ascending, collation: .binary), at: 1)

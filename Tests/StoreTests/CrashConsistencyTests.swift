@@ -85,7 +85,7 @@ struct CrashConsistencyTests {
     /// yet, and checks its own pages).
     private func verifyPostgres(location: String, reportedCommitted: Set<Int64>, round: Int, seed: UInt64) throws {
         let context = "round \(round), seed \(seed)"
-        let database = try PostgresStore(location: location, schema: PostgresSchema(TestSchema.schema, migrator: TestSchema.migrator))
+        let database = try PostgresStore(location: location, schema: TestSchema.postgres)
         guard try database.state() == .current else {
             #expect(reportedCommitted.isEmpty, "\(context): batches were reported before the tables existed")
             database.close()

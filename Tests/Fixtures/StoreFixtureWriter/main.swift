@@ -42,7 +42,7 @@ func writeBatch(_ store: any StoreWriting, _ batch: Int64) throws {
 /// Writes batches into the PostgreSQL store at `location` until killed (its tables created
 /// first when missing), reporting each as the SQLite writer does (token 0: no history).
 func crashPostgres(_ location: String) throws -> Never {
-    let database = try PostgresStore(location: location, schema: PostgresSchema(TestSchema.schema, migrator: TestSchema.migrator))
+    let database = try PostgresStore(location: location, schema: TestSchema.postgres)
     try database.migrate()
     let store = try PostgresRecordStore(database)
     var batch = try store.read { (try $0.scalar("SELECT max(batch) FROM Entry")?.int64 ?? 0) + 1 }
@@ -51,6 +51,27 @@ func crashPostgres(_ location: String) throws -> Never {
         report("committed \(batch) 0 \(Date().timeIntervalSince1970)")
         batch += 1
     }
+}
+
+/// The PostgreSQL store of the test schema at `location` (made when missing).
+func openPostgres(_ location: String) throws -> PostgresRecordStore {
+    let database = try PostgresStore(location: location, schema: TestSchema.postgres)
+    try database.migrate()
+    return try PostgresRecordStore(database)
+}
+
+/// Commits random transactions (`RandomTransactions`, seeded by the arguments) when told
+/// on standard input (`commit N`), answering `done TOKEN` after each order; ends with it.
+func commitRandomly(_ store: any ObservableStore) throws -> Never {
+    guard arguments.count >= 5, let seed = UInt64(arguments[3]) else { fail("random needs a SEED and a NAME") }
+    var transactions = RandomTransactions(seed: seed, writer: arguments[4])
+    while let line = readLine() {
+        let words = line.split(separator: " ")
+        guard words.count == 2, words[0] == "commit", let count = Int(words[1]) else { fail("unknown command \(line)") }
+        for _ in 0..<count { try store.write { try transactions.transaction($0) } }
+        report("done \(try store.currentToken())")
+    }
+    exit(0)
 }
 
 /// Inserts 200 photos in one transaction, their Flickr ids from `batch`.
@@ -73,6 +94,7 @@ let mode = arguments[1]
 let path = arguments[2]
 do {
     if mode == "crash", PostgresLocation.isURL(path) { try crashPostgres(path) }
+    if mode == "random", PostgresLocation.isURL(path) { try commitRandomly(try openPostgres(path)) }
     let store = try TestSchema.openStore(at: path)
     var batch = try nextBatch(store)
     switch mode {
@@ -107,14 +129,7 @@ do {
             report("built")
         }
     case "random":
-        guard arguments.count >= 5, let seed = UInt64(arguments[3]) else { fail("random needs a SEED and a NAME") }
-        var transactions = RandomTransactions(seed: seed, writer: arguments[4])
-        while let line = readLine() {
-            let words = line.split(separator: " ")
-            guard words.count == 2, words[0] == "commit", let count = Int(words[1]) else { fail("unknown command \(line)") }
-            for _ in 0..<count { try store.write { try transactions.transaction($0) } }
-            report("done \(try store.currentToken())")
-        }
+        try commitRandomly(store)
     default:
         fail("unknown mode \(mode)")
     }
