@@ -85,7 +85,7 @@ final class DelegateLog: ResultsControllerDelegate, @unchecked Sendable {
 
 /// What a fresh fetch shows for the same request: the truth a controller's state is
 /// compared with.
-func freshSnapshot<R: Record>(_ type: R.Type, store: Store, request: FetchRequest, sectionKeyPath: String?) throws -> Snapshot {
+func freshSnapshot<R: Record>(_ type: R.Type, store: any ObservableStore, request: FetchRequest, sectionKeyPath: String?) throws -> Snapshot {
     let fresh = try ResultsController<R>(store: store, request: request, sectionKeyPath: sectionKeyPath)
     try fresh.performFetch()
     return fresh.snapshot
