@@ -52,9 +52,12 @@ struct OrderingAndIdentityTests {
         watched.close()
     }
 
-    @Test("Every commit reaches an observer once, in token order, from this store and another alike")
-    func observersSeeEveryTokenOnceInOrder() throws {
-        let elsewhere = try otherWriter(pollingEvery: 0.01)
+    @Test("Every commit reaches an observer once, in token order, from this store and another alike", arguments: StoreKind.available)
+    func observersSeeEveryTokenOnceInOrder(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
+        let other = try under.another()
+        let elsewhere = other.store
         let seen = Mutex<[Int64]>([])
         let observation = store.observe { event in
             if case .committed(let entry, _) = event { seen.withLock { $0.append(entry.token) } }
@@ -69,11 +72,12 @@ struct OrderingAndIdentityTests {
         #expect(eventually { seen.withLock { $0.last } == last })
         #expect(seen.withLock { $0 } == Array((first + 1)...last))
         observation.cancel()
-        elsewhere.close()
     }
 
-    @Test("Region names equal in Unicode but not in bytes are two sections, on a fresh fetch and incrementally alike")
-    func canonicallyEqualSectionNames() throws {
+    @Test("Region names equal in Unicode but not in bytes are two sections, on a fresh fetch and incrementally alike", arguments: StoreKind.available)
+    func canonicallyEqualSectionNames(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
         let composed = "Li\u{E8}ge", decomposed = "Lie\u{300}ge"
         #expect(composed == decomposed, "Swift calls them equal; the controller must not")
         let (nfcRegion, nfdRegion) = try store.write { (try $0.inserted(Region(name: composed)), try $0.inserted(Region(name: decomposed))) }
@@ -101,8 +105,10 @@ struct OrderingAndIdentityTests {
         #expect(fresh.sections.map(\.ids.count).sorted() == [2, 4])
     }
 
-    @Test("Reversing the order of sections gives a batch the table before it turns into the table after")
-    func reversedSections() throws {
+    @Test("Reversing the order of sections gives a batch the table before it turns into the table after", arguments: StoreKind.available)
+    func reversedSections(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
         let (valparaiso, last) = try store.write { (try $0.inserted(Region(name: "Valparaíso")), try $0.inserted(Region(name: "Zzzz last"))) }
         try store.write { transaction in
             try transaction.inserted(Photo(flickrID: "159", title: "Harbour", regionID: valparaiso.id))
@@ -132,8 +138,10 @@ struct OrderingAndIdentityTests {
         #expect(table.snapshot == (try freshSnapshot(Photo.self, store: store, request: filtered, sectionKeyPath: "region.name")))
     }
 
-    @Test("NULL and the empty string are two sections, each with its own identity")
-    func nullAndEmptySections() throws {
+    @Test("NULL and the empty string are two sections, each with its own identity", arguments: StoreKind.available)
+    func nullAndEmptySections(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
         let (empty, named) = try store.write { (try $0.inserted(Region(name: "")), try $0.inserted(Region(name: "Named"))) }
         try store.write { transaction in
             try transaction.inserted(Photo(flickrID: "no region", title: "a"))
@@ -148,8 +156,10 @@ struct OrderingAndIdentityTests {
         #expect(controller.sections[0].value.isNull && !controller.sections[1].value.isNull)
     }
 
-    @Test("Batches are delivered on the queue the caller chose, with the controller's state in step")
-    func deliveryQueue() throws {
+    @Test("Batches are delivered on the queue the caller chose, with the controller's state in step", arguments: StoreKind.available)
+    func deliveryQueue(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
         let queue = DispatchQueue(label: "test.delivery")
         let key = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: key, value: true)

@@ -129,6 +129,23 @@ final class TestStoreOfKind {
         }
     }
 
+    private init(store: any ObservableStore, location: String, close: @escaping () -> Void) {
+        (self.store, self.location, temporary, self.close) = (store, location, nil, close)
+    }
+
+    /// A second store object on the same store, as another process has it: its own
+    /// connections and origin; on SQLite polling every 10 ms.
+    func another() throws -> TestStoreOfKind {
+        if store is Store {
+            var configuration = StoreConfiguration()
+            configuration.observationInterval = 0.01
+            let other = try TestSchema.openStore(at: location, configuration: configuration)
+            return TestStoreOfKind(store: other, location: location) { other.close() }
+        }
+        let other = try PostgresRecordStore(try PostgresStore(location: location, schema: TestSchema.postgres))
+        return TestStoreOfKind(store: other, location: location) { other.close() }
+    }
+
     deinit { close() }
 }
 
