@@ -5,12 +5,14 @@ import Testing
 
 /// A small fixed data set, with the expected answers written out by hand.
 private struct Gallery {
-    let store: Store
+    let under: TestStoreOfKind
+    var store: any ObservableStore { under.store }
     var ids: [String: Int64] = [:]
+    var isPostgres: Bool { !(store is Store) }
 
-    init() throws {
-        store = try makeMemoryStore()
-        ids = try store.write { transaction in
+    init(_ kind: StoreKind) throws {
+        under = try TestStoreOfKind(kind)
+        ids = try under.store.write { transaction in
             var ids: [String: Int64] = [:]
             let california = try transaction.inserted(Region(name: "California", country: "United States"))
             let limburgNL = try transaction.inserted(Region(name: "Limburg", country: "Netherlands"))
@@ -44,11 +46,12 @@ private struct Gallery {
     }
 }
 
+/// On both stores: PostgreSQL refuses what it has no form for (caseInsensitive) by name.
 @Suite("Fetch requests")
 struct FetchRequestTests {
-    @Test("Comparisons, IN, NULL tests and boolean composition")
-    func predicates() throws {
-        let gallery = try Gallery()
+    @Test("Comparisons, IN, NULL tests and boolean composition", arguments: StoreKind.available)
+    func predicates(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         #expect(try gallery.flickrIDs(Key("views") > 4) == ["p1", "p2", "p5"])
         #expect(try gallery.flickrIDs(Key("views") >= 5 && Key("views") <= 7) == ["p1", "p2"])
         #expect(try gallery.flickrIDs(Key("views") < 2 || Key("title") == "Zebra") == ["p3", "p5", "p6"])
@@ -65,38 +68,44 @@ struct FetchRequestTests {
         #expect(try gallery.flickrIDs(.and([])) == ["p1", "p2", "p3", "p4", "p5", "p6"])
     }
 
-    @Test("A long IN list (past the parameter budget) still matches exactly")
-    func longInList() throws {
-        let gallery = try Gallery()
+    @Test("A long IN list (past the parameter budget) still matches exactly", arguments: StoreKind.available)
+    func longInList(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         let values = (0..<5000).map { "x\($0)" } + ["p6", "p1"]
         #expect(try gallery.flickrIDs(Key("flickrID").isIn(values)) == ["p1", "p6"])
     }
 
-    @Test("Text matching: prefix, contains, suffix, with and without case folding")
-    func textMatching() throws {
-        let gallery = try Gallery()
+    @Test("Text matching: prefix, contains, suffix, with and without case folding", arguments: StoreKind.available)
+    func textMatching(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         #expect(try gallery.flickrIDs(Key("title").beginsWith("IMG")) == ["p1", "p2"])
         #expect(try gallery.flickrIDs(Key("title").beginsWith("img")) == [])
-        #expect(try gallery.flickrIDs(Key("title").beginsWith("img", caseInsensitive: true)) == ["p1", "p2"])
         #expect(try gallery.flickrIDs(Key("title").contains("cla")) == ["p3", "p4"])
-        #expect(try gallery.flickrIDs(Key("title").contains("ÉCL", caseInsensitive: true)) == ["p3"])
         #expect(try gallery.flickrIDs(Key("title").endsWith("ra")) == ["p5"])
-        #expect(try gallery.flickrIDs(Key("title").endsWith("AIR", caseInsensitive: true)) == ["p3", "p4"])
+        if gallery.isPostgres {
+            #expect { try gallery.flickrIDs(Key("title").beginsWith("img", caseInsensitive: true)) } throws: { error in
+                (error as? StoreError)?.kind == .invalidRequest && "\(error)".contains("PostgreSQL")
+            }
+        } else {
+            #expect(try gallery.flickrIDs(Key("title").beginsWith("img", caseInsensitive: true)) == ["p1", "p2"])
+            #expect(try gallery.flickrIDs(Key("title").contains("ÉCL", caseInsensitive: true)) == ["p3"])
+            #expect(try gallery.flickrIDs(Key("title").endsWith("AIR", caseInsensitive: true)) == ["p3", "p4"])
+        }
         #expect(try gallery.flickrIDs(Key("title").contains("%")) == [], "LIKE wildcards mean nothing here")
     }
 
-    @Test("Values are bound, never spliced: quotes and SQL in a value are just text")
-    func boundValues() throws {
-        let gallery = try Gallery()
+    @Test("Values are bound, never spliced: quotes and SQL in a value are just text", arguments: StoreKind.available)
+    func boundValues(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         let hostile = "x' OR '1'='1"
         #expect(try gallery.flickrIDs(Key("title") == hostile) == [])
         try gallery.store.write { try $0.inserted(Photo(flickrID: "p7", title: hostile)) }
         #expect(try gallery.flickrIDs(Key("title") == hostile) == ["p7"])
     }
 
-    @Test("Key paths cross to-one relationships, both where the key is held and on the inverse side")
-    func relationshipKeyPaths() throws {
-        let gallery = try Gallery()
+    @Test("Key paths cross to-one relationships, both where the key is held and on the inverse side", arguments: StoreKind.available)
+    func relationshipKeyPaths(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         #expect(try gallery.flickrIDs(Key("region.name") == "Limburg") == ["p3", "p4", "p6"])
         #expect(try gallery.flickrIDs(Key("region.country") == "Belgium") == ["p4"])
         #expect(try gallery.flickrIDs(Key("photographer.name") == "Omar" && Key("region.name") == "Limburg") == ["p6"])
@@ -110,9 +119,9 @@ struct FetchRequestTests {
         #expect(recentByRegion.map(\.photoID) == [gallery.ids["p2"]])
     }
 
-    @Test("Sorting: localized standard, case-insensitive and binary collations, descending, NULLs first")
-    func sorting() throws {
-        let gallery = try Gallery()
+    @Test("Sorting: localized standard, case-insensitive and binary collations, descending, NULLs first", arguments: StoreKind.available)
+    func sorting(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         let localized = try gallery.flickrIDs(nil, [SortKey("title", collation: .localizedStandard)])
         // apple, eclair/Éclair (equal ignoring case? no: accents differ), IMG 2 before IMG 10, Zebra.
         let titles = try gallery.store.read { context in
@@ -125,10 +134,12 @@ struct FetchRequestTests {
             try context.fetch(FetchRequest(Photo.self, sortDescriptors: [SortKey("title")]), as: Photo.self)
         }.map(\.title)
         #expect(binary == ["IMG 10", "IMG 2", "Zebra", "apple", "eclair", "Éclair"])
-        let caseless = try gallery.store.read { context in
-            try context.fetch(FetchRequest(Photo.self, sortDescriptors: [SortKey("title", collation: .caseInsensitive)]), as: Photo.self)
-        }.map(\.title)
-        #expect(caseless.first == "apple" && caseless.last == "Zebra")
+        if !gallery.isPostgres {
+            let caseless = try gallery.store.read { context in
+                try context.fetch(FetchRequest(Photo.self, sortDescriptors: [SortKey("title", collation: .caseInsensitive)]), as: Photo.self)
+            }.map(\.title)
+            #expect(caseless.first == "apple" && caseless.last == "Zebra")
+        }
         #expect(try gallery.flickrIDs(nil, [SortKey("uploaded")]).first == "p3", "NULL sorts first ascending")
         #expect(try gallery.flickrIDs(nil, [SortKey("uploaded", ascending: false)]).last == "p3", "and last descending")
         let byRegionThenViews = try gallery.flickrIDs(Key("region").isNotNull,
@@ -136,16 +147,16 @@ struct FetchRequestTests {
         #expect(byRegionThenViews == ["p2", "p1", "p4", "p6", "p3"])
     }
 
-    @Test("Equal sort keys fall back to the primary key, so the order is always the same")
-    func tiesBrokenByID() throws {
-        let gallery = try Gallery()
+    @Test("Equal sort keys fall back to the primary key, so the order is always the same", arguments: StoreKind.available)
+    func tiesBrokenByID(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         let byRegionName = try gallery.flickrIDs(Key("region.name") == "Limburg", [SortKey("region.name")])
         #expect(byRegionName == ["p3", "p4", "p6"])
     }
 
-    @Test("Limit, offset and count")
-    func limitOffsetCount() throws {
-        let gallery = try Gallery()
+    @Test("Limit, offset and count", arguments: StoreKind.available)
+    func limitOffsetCount(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         let sort = [SortKey("views", ascending: false)]
         #expect(try gallery.flickrIDs(nil, sort, limit: 2) == ["p5", "p2"])
         #expect(try gallery.flickrIDs(nil, sort, limit: 2, offset: 2) == ["p1", "p4"])
@@ -161,9 +172,9 @@ struct FetchRequestTests {
         #expect(ids == [gallery.ids["p5"]])
     }
 
-    @Test("Bad key paths and mismatched requests are refused with a message that names them")
-    func invalidRequests() throws {
-        let gallery = try Gallery()
+    @Test("Bad key paths and mismatched requests are refused with a message that names them", arguments: StoreKind.available)
+    func invalidRequests(on kind: StoreKind) throws {
+        let gallery = try Gallery(kind)
         #expect { try gallery.flickrIDs(Key("colour") == "red") } throws: { error in
             (error as? StoreError)?.kind == .invalidRequest && "\(error)".contains("colour")
         }
