@@ -23,6 +23,25 @@ struct ChangeTrackingTests {
         }
     }
 
+    /// Commits `body` on `store` and returns its history entry's changes (nil: nothing recorded).
+    private static func changes(on store: any ObservableStore, _ body: (Transaction) throws -> Void) throws -> ChangeSet? {
+        let token = try store.currentToken()
+        try store.write(body)
+        let entries = try store.history(since: token)
+        #expect(entries.count <= 1)
+        return entries.first?.changes
+    }
+
+    /// A store of `kind` holding this suite's regions and photographer.
+    private static func seeded(_ kind: StoreKind) throws -> (TestStoreOfKind, region: Region, other: Region, jane: Photographer) {
+        let under = try TestStoreOfKind(kind)
+        let (region, other, jane) = try under.store.write { transaction in
+            (try transaction.inserted(Region(name: "Limburg")), try transaction.inserted(Region(name: "Punjab")),
+             try transaction.inserted(Photographer(name: "Jane")))
+        }
+        return (under, region, other, jane)
+    }
+
     /// Commits `body` and returns its history entry's changes (nil: nothing recorded).
     private func changes(_ body: (Transaction) throws -> Void) throws -> ChangeSet? {
         let token = try store.currentToken()
@@ -36,8 +55,10 @@ struct ChangeTrackingTests {
         try store.write { try $0.inserted(Photo(flickrID: UUID().uuidString, title: title, regionID: region?.id, photographerID: jane.id)) }
     }
 
-    @Test("Records: insert, update, upsert one and many, delete; both ends of a relationship")
-    func recordPaths() throws {
+    @Test("Records: insert, update, upsert one and many, delete; both ends of a relationship", arguments: StoreKind.available)
+    func recordPaths(on kind: StoreKind) throws {
+        let (under, region, other, _) = try Self.seeded(kind)
+        let changes = { (body: (Transaction) throws -> Void) in try Self.changes(on: under.store, body) }
         var created = Photo(flickrID: "a", title: "first", regionID: region.id)
         let inserted = try #require(try changes { try $0.insert(&created) })
         #expect(inserted["Photo"].inserted == [created.id!])
@@ -59,8 +80,14 @@ struct ChangeTrackingTests {
         #expect(deleted["Photo"].deleted == [created.id!] && deleted["Region"].updated[other.id!] == ["photos"])
     }
 
-    @Test("Delete rules: a cascade and a nullify are recorded row by row")
-    func deleteRules() throws {
+    @Test("Delete rules: a cascade and a nullify are recorded row by row", arguments: StoreKind.available)
+    func deleteRules(on kind: StoreKind) throws {
+        let (under, region, _, jane) = try Self.seeded(kind)
+        let store = under.store
+        let changes = { (body: (Transaction) throws -> Void) in try Self.changes(on: store, body) }
+        func photo(_ title: String, region: Region) throws -> Photo {
+            try store.write { try $0.inserted(Photo(flickrID: UUID().uuidString, title: title, regionID: region.id, photographerID: jane.id)) }
+        }
         let first = try photo("one", region: region), second = try photo("two", region: region)
         let viewed = try store.write { try $0.inserted(Recent(lastViewed: 1, photoID: first.id)) }
         // Region → photos is nullify: the photos lose their region.
