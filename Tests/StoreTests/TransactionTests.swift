@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 @testable import Store
 import TestSupport
 import Testing
@@ -7,10 +8,10 @@ private struct Abort: Error {}
 
 @Suite("Transactions, change sets and history")
 struct TransactionTests {
-    @Test("A transaction that throws leaves nothing behind, and no observer hears of it")
-    func rollback() throws {
-        let directory = try TemporaryDirectory()
-        let store = try TestSchema.openStore(at: directory.path("store.sqlite"))
+    @Test("A transaction that throws leaves nothing behind, and no observer hears of it", arguments: StoreKind.available)
+    func rollback(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
         let log = EventLog()
         let observation = store.observe { log.append($0) }
         let tokenBefore = try store.currentToken()
@@ -26,7 +27,7 @@ struct TransactionTests {
         #expect(try store.currentToken() == tokenBefore)
         #expect(log.events.isEmpty)
         // A failing statement rolls back too, and the store is usable afterwards.
-        #expect(throws: StoreError.self) {
+        #expect(throws: (any Error).self) {
             try store.write { transaction in
                 try transaction.inserted(Photo(flickrID: "dup", title: "a"))
                 try transaction.inserted(Photo(flickrID: "dup", title: "b"))
@@ -38,9 +39,10 @@ struct TransactionTests {
         observation.cancel()
     }
 
-    @Test("Observers are told after commit, with the change set and author, in commit order")
-    func observersAfterCommit() throws {
-        let store = try makeMemoryStore()
+    @Test("Observers are told after commit, with the change set and author, in commit order", arguments: StoreKind.available)
+    func observersAfterCommit(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
         let log = EventLog()
         let committedCountSeen = LockedValue<[Int]>([])
         let observation = store.observe { event in
@@ -83,10 +85,10 @@ struct TransactionTests {
         #expect(changes.0["Region"].deleted == [kept.id ?? -1])
     }
 
-    @Test("Each commit that changes something appends one history entry with a growing token")
-    func historyAppends() throws {
-        let directory = try TemporaryDirectory()
-        let store = try TestSchema.openStore(at: directory.path("store.sqlite"))
+    @Test("Each commit that changes something appends one history entry with a growing token", arguments: StoreKind.available)
+    func historyAppends(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
         let start = try store.currentToken()
         let photo = try store.write { try $0.inserted(Photo(flickrID: "1", title: "a")) }
         try store.write { _ in }  // changes nothing: no entry
@@ -100,19 +102,21 @@ struct TransactionTests {
         #expect(entries[0].changes["Photo"].inserted == [photo.id ?? -1])
         #expect(entries[1].changes["Photo"].updated == [photo.id ?? -1: ["title"]])
         #expect(entries[2].changes["Photo"].deleted == [photo.id ?? -1])
-        #expect(entries.allSatisfy { $0.origin == store.origin })
+        let origin = (store as? Store)?.origin ?? (store as? PostgresRecordStore)?.origin
+        #expect(origin != nil && entries.allSatisfy { $0.origin == origin })
         #expect(try store.history(since: entries[1].token).map(\.token) == [entries[2].token])
         #expect(try store.currentToken() == entries[2].token)
     }
 
-    @Test("A reader whose token predates trimmed history is told to refetch; tokens never go back")
-    func trimmedHistory() throws {
-        let directory = try TemporaryDirectory()
-        let store = try TestSchema.openStore(at: directory.path("store.sqlite"))
+    @Test("A reader whose token predates trimmed history is told to refetch; tokens never go back", arguments: StoreKind.available)
+    func trimmedHistory(on kind: StoreKind) throws {
+        let under = try TestStoreOfKind(kind)
+        let store = under.store
         for index in 0..<5 { try store.write { try $0.inserted(Region(name: "R\(index)")) } }
         let entries = try store.history(since: 0)
         #expect(entries.count == 5)
-        let trimmed = try store.trimHistory(before: Date().addingTimeInterval(1))
+        let trim = { (date: Date) in try (store as? Store)?.trimHistory(before: date) ?? (store as? PostgresRecordStore)?.trimHistory(before: date) }
+        let trimmed = try trim(Date().addingTimeInterval(1))
         #expect(trimmed == 5)
         #expect {
             try store.history(since: entries[2].token)
