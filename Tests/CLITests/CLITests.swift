@@ -5,14 +5,17 @@ import Store
 import Testing
 @testable import TopRegionsKit
 
-/// The built `topregions`, run as a user would, with its own store in a temporary folder.
+/// The built `topregions`, run as a user would, with its own store: a file in a temporary
+/// folder, or (`on: .postgresql`) a fresh database of the tests' PostgreSQL server.
 final class Tool: @unchecked Sendable {
     private let temporary: TemporaryDirectory
+    private let database: String?
     var directory: URL { temporary.url }
-    var store: String { directory.appendingPathComponent("store.sqlite").path }
+    var store: String { database ?? directory.appendingPathComponent("store.sqlite").path }
 
-    init() throws {
+    init(on kind: StoreKind = .sqlite) throws {
         temporary = try TemporaryDirectory("cli")
+        database = kind == .postgresql ? try PostgresTestServer.shared().makeDatabase("cli") : nil
     }
 
     static func executable() throws -> URL {
@@ -90,9 +93,9 @@ struct CLITests {
         #expect(second.status == 0 && second.stdout.contains("has this program's schema"), "\(second.stdout)")
     }
 
-    @Test("sync and regions on SampleData give the independently computed top regions")
-    func sampleData() throws {
-        let tool = try Tool()
+    @Test("sync and regions on SampleData give the independently computed top regions", arguments: StoreKind.available)
+    func sampleData(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         let sync = try tool.run(["sync", "--json"])
         #expect(sync.status == 0, "\(sync.stderr)")
         let result = try #require(sync.json as? [String: Any])
@@ -109,10 +112,10 @@ struct CLITests {
         #expect(table.stdout.split(separator: "\n").count == 4)
     }
 
-    @Test("sync from the test server over HTTP, in JSON and XML", arguments: ["json", "xml"])
-    func overHTTP(format: String) throws {
+    @Test("sync from the test server over HTTP, in JSON and XML", arguments: ["json", "xml"], StoreKind.available)
+    func overHTTP(format: String, on kind: StoreKind) throws {
         let server = try FlickrTestServer()
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         let sync = try tool.run(["sync", "--json", "--endpoint", server.endpoint.absoluteString, "--format", format, "--rate-limit", "none",
                                  "--per-page", "250"])
         #expect(sync.status == 0, "\(sync.stderr)")
@@ -121,9 +124,9 @@ struct CLITests {
         #expect(rows.compactMap { $0["id"] as? String } == (try Expected.topRegions(limit: 10)).map(\.placeID))
     }
 
-    @Test("photos, photo, view, recents, favorites, prune, status and check print the documented JSON")
-    func commands() throws {
-        let tool = try Tool()
+    @Test("photos, photo, view, recents, favorites, prune, status and check print the documented JSON", arguments: StoreKind.available)
+    func commands(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let ambiguous = try tool.run(["photos", "--region", "Limburg", "--json"])
         #expect(ambiguous.status == 1 && ambiguous.stderr.contains("2 regions are called \"Limburg\""))
@@ -156,10 +159,10 @@ struct CLITests {
         #expect(try tool.run(["photo", "999", "--json"]).status == 1)
     }
 
-    @Test("thumbnail and image fetch bytes on demand from the test server, keep them, and name missing photos")
-    func thumbnailAndImage() throws {
+    @Test("thumbnail and image fetch bytes on demand from the test server, keep them, and name missing photos", arguments: StoreKind.available)
+    func thumbnailAndImage(on kind: StoreKind) throws {
         let server = try FlickrTestServer()
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         let source = ["--endpoint", server.endpoint.absoluteString, "--image-base", server.imageBase.absoluteString, "--rate-limit", "none"]
         #expect(try tool.run(["sync"] + source).status == 0)
         let (id, file) = try Expected.thumbnailOfAPhotoInARegion()

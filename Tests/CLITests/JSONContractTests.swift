@@ -1,5 +1,6 @@
 import Foundation
 import SampleDataSupport
+import TestSupport
 import Testing
 
 /// docs/cli.md states each command's JSON keys; the tool's output must have exactly those.
@@ -23,11 +24,11 @@ struct JSONContractTests {
         return keys
     }
 
-    @Test("Every command's --json output has the keys the document lists, no more, no fewer")
-    func outputMatchesTheDocument() throws {
+    @Test("Every command's --json output has the keys the document lists, no more, no fewer", arguments: StoreKind.available)
+    func outputMatchesTheDocument(on kind: StoreKind) throws {
         let documented = try Self.documentedKeys()
         #expect(documented.count >= 10)
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         let sync = try tool.run(["sync", "--json"])
         try tool.run(["favorites", "add", "53300015459"])
         // In order: the view comes before Recents is listed.
@@ -37,13 +38,14 @@ struct JSONContractTests {
             ("status", ["status", "--json"]), ("check", ["check", "--json"]), ("prune", ["prune", "--json"]),
             ("users", ["users", "--json"]), ("copy", ["copy", "--to", tool.directory.appendingPathComponent("copy.sqlite").path, "--json"]),
         ]
+        #expect(sync.status == 0, "\(kind): \(sync.stderr)")
         var outputs: [String: Any] = ["sync": sync.json as Any]
         for (command, arguments) in runs { outputs[command] = try tool.run(arguments).json }
         for (command, keys) in documented {
             let value = outputs[command]
             let object = (value as? [[String: Any]])?.first ?? (value as? [String: Any])
             let found = try #require(object, "\(command) printed no JSON object: \(String(describing: value))")
-            #expect(Set(found.keys) == keys, "\(command): the tool prints \(found.keys.sorted()), docs/cli.md lists \(keys.sorted())")
+            #expect(Set(found.keys) == keys, "\(kind), \(command): the tool prints \(found.keys.sorted()), docs/cli.md lists \(keys.sorted())")
         }
     }
 }
