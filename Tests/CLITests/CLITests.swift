@@ -340,9 +340,9 @@ struct CLITests {
         }
     }
 
-    @Test("watch of a user's list ends (status 1) when another process removes the user")
-    func watchEndsWithItsUser() async throws {
-        let tool = try Tool()
+    @Test("watch of a user's list ends (status 1) when another process removes the user", arguments: StoreKind.available)
+    func watchEndsWithItsUser(on kind: StoreKind) async throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         #expect(try tool.run(["users", "add", "erin"]).status == 0)
         let (process, out, err) = try tool.process(["watch", "recents", "--user", "erin", "--json"])
@@ -363,9 +363,9 @@ struct CLITests {
         return (ended ? process.terminationStatus : nil, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
-    @Test("watch photos of a region that pruning removes ends with status 1 and says why")
-    func watchEndsWithItsRegion() async throws {
-        let tool = try Tool()
+    @Test("watch photos of a region that pruning removes ends with status 1 and says why", arguments: StoreKind.available)
+    func watchEndsWithItsRegion(on kind: StoreKind) async throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let region = try #require(try Expected.topRegions().first?.placeID)
         let (process, out, err) = try tool.process(["watch", "photos", "--region", region, "--json"])
@@ -378,9 +378,9 @@ struct CLITests {
         #expect(end.stderr.contains("has no photos any more"), "\(end.stderr)")
     }
 
-    @Test("watch --json follows other processes' views and favorite moves; its batches rebuild the list")
-    func watch() throws {
-        let tool = try Tool()
+    @Test("watch --json follows other processes' views and favorite moves; its batches rebuild the list", arguments: StoreKind.available)
+    func watch(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let photos = try #require(try tool.run(["photos", "--region", (try Expected.topRegions().first?.placeID) ?? "", "--json"]).json as? [[String: Any]])
         let ids = photos.prefix(4).compactMap { $0["id"] as? String }
@@ -405,9 +405,9 @@ struct CLITests {
         #expect(replay.ids == final.map(WatchReplay.id))
     }
 
-    @Test("watch ends cleanly on SIGHUP (its terminal went away), as on SIGTERM")
-    func watchHangUp() throws {
-        let tool = try Tool()
+    @Test("watch ends cleanly on SIGHUP (its terminal went away), as on SIGTERM", arguments: StoreKind.available)
+    func watchHangUp(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let (process, out, _) = try tool.process(["watch", "recents", "--json"])
         #expect(LogReader(out).wait(for: "\"snapshot\"", count: 1))
@@ -420,9 +420,9 @@ struct CLITests {
         #expect(ended && process.terminationStatus == 0 && process.terminationReason == .exit)
     }
 
-    @Test("watch without --json prints the whole table after each batch, as favorites lists it, in delimited blocks")
-    func watchRedraw() throws {
-        let tool = try Tool()
+    @Test("watch without --json prints the whole table after each batch, as favorites lists it, in delimited blocks", arguments: StoreKind.available)
+    func watchRedraw(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let photos = try #require(try tool.run(["photos", "--region", (try Expected.topRegions().first?.placeID) ?? "", "--json"]).json as? [[String: Any]])
         let ids = photos.prefix(3).compactMap { $0["id"] as? String }
