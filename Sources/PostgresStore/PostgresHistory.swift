@@ -84,6 +84,28 @@ enum PostgresHistory {
         return deleted
     }
 
+    /// The newest token in the history when the token sequence has not reached it (an
+    /// entry written by hand, or the sequence reset): new commits would take smaller
+    /// tokens, which every watcher would take for ones it has seen. Nil when all is well,
+    /// or when this role may not read the sequence (a role that only reads the tables).
+    static func tokenAheadOfSequence(on connection: PostgresConnection) throws -> Int64? {
+        var ahead: Int64?
+        // pg_sequences, not the sequence itself: its last_value is NULL (never used) rather
+        // than an error for a role without the right to read it, which is asked apart.
+        try connection.query("""
+            SELECT h.newest FROM (SELECT max(token) AS newest FROM \(history)) AS h, pg_sequences AS s
+            WHERE s.schemaname = current_schema() AND s.sequencename = '\(PostgresHistorySchema.tokens)'
+              AND has_sequence_privilege(format('%I.%I', s.schemaname, s.sequencename), 'SELECT, USAGE')
+              AND h.newest > coalesce(s.last_value, 0)
+            """) { cursor in ahead = cursor.integer(0) }
+        return ahead
+    }
+
+    /// Moves the token sequence to `token`: the next commit takes the token after it.
+    static func moveSequence(to token: Int64, on connection: PostgresConnection) throws {
+        try connection.query("SELECT setval('\(PostgresHistorySchema.tokens)', $1)", [.integer(token)])
+    }
+
     /// The changes the triggers reported in the open transaction so far.
     static func pendingChanges(schema: Schema, on connection: PostgresConnection) throws -> ChangeSet {
         var assembler = ChangeSetAssembler(schema: schema)

@@ -13,7 +13,16 @@ extension PostgresStore {
         try PostgresStoreError.wrapping("cannot read the schema of", location: redactedLocation) {
             let catalog = try CatalogSnapshot(connection, tables: schema.tables().map(\.name))
             return schema.tables().flatMap { catalog.differences(from: $0) } + catalog.triggerDifferences(tracked: trackedTables)
+                + (try sessionDifferences())
         }
+    }
+
+    /// A database or role that makes its sessions replicas (`session_replication_role`)
+    /// turns off every ordinary trigger, the history's among them, and the foreign keys.
+    func sessionDifferences() throws -> [String] {
+        let role = try connection.query("SELECT current_setting('session_replication_role') AS role").rows.first?.first ?? nil
+        guard let role, role != "origin" else { return [] }
+        return ["sessions run with session_replication_role = \(role): no watcher would hear of a write and foreign keys go unchecked"]
     }
 
     /// The history's triggers missing or disabled (then no watcher hears of the writes to
@@ -29,11 +38,16 @@ extension PostgresStore {
         try requireCurrent()
         let differences = try schemaDifferences()
         guard differences.isEmpty else {
-            let onlyTriggers = try differences.count == triggerDifferences().count
+            let hint: String
+            if try differences.count == triggerDifferences().count {
+                hint = "run `topregions migrate` to make them again"
+            } else if try differences.count == sessionDifferences().count {
+                hint = "reset it for the database and role: ALTER DATABASE … RESET session_replication_role"
+            } else {
+                hint = "restore it from a backup, or copy a gallery into a new database"
+            }
             throw PostgresStoreError(.foreignDatabase, "the store in \(redactedLocation) is not as this program made it: "
-                                     + differences.prefix(5).joined(separator: "; ") + (differences.count > 5 ? "; …" : "")
-                                     + (onlyTriggers ? " (run `topregions migrate` to make them again)"
-                                                     : " (restore it from a backup, or copy a gallery into a new database)"))
+                                     + differences.prefix(5).joined(separator: "; ") + (differences.count > 5 ? "; …" : "") + " (\(hint))")
         }
     }
 }
@@ -48,7 +62,8 @@ private struct CatalogSnapshot {
     var indexes: [String: Index] = [:]
     /// By "table.column".
     var foreignKeys: [String: [ForeignKey]] = [:]
-    /// By table, its triggers' names and whether each is enabled.
+    /// By table, its triggers' names and whether each fires in an ordinary session (not
+    /// disabled, nor enabled for replica sessions only).
     var triggers: [String: [String: Bool]] = [:]
 
     init(_ connection: PostgresConnection, tables: [String]) throws {
@@ -86,7 +101,7 @@ private struct CatalogSnapshot {
             foreignKeys["\(table).\(column)", default: []].append(ForeignKey(destination: destination, deferred: row[3] == "true"))
         }
         let triggerRows = try connection.query("""
-            SELECT c.relname, t.tgname, (t.tgenabled <> 'D')::text
+            SELECT c.relname, t.tgname, (t.tgenabled IN ('O', 'A'))::text
             FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
             WHERE NOT t.tgisinternal AND c.\(inSchema) AND c.relname = ANY($1::text[])
             """, [names]).rows
@@ -104,7 +119,7 @@ private struct CatalogSnapshot {
             expected.compactMap { name -> String? in
                 switch triggers[table]?[name] {
                 case nil: return "table \(table) has no trigger \(name): watchers would not hear of its writes"
-                case false?: return "trigger \(name) on \(table) is disabled: watchers would not hear of its writes"
+                case false?: return "trigger \(name) on \(table) is disabled (or fires in replica sessions only): watchers would not hear of its writes"
                 case true?: return nil
                 }
             }

@@ -113,14 +113,19 @@ public final class PostgresStore {
         case .current:
             // Triggers someone dropped or disabled are made again (without them no watcher
             // hears of a write), when they are all that differs from what this program made.
+            var repaired = false
             let triggers = try triggerDifferences()
-            guard !triggers.isEmpty, try schemaDifferences().count == triggers.count else {
-                try requireIntact()
-                return .current
+            if !triggers.isEmpty, try schemaDifferences().count == triggers.count {
+                for statement in PostgresHistorySchema.triggerStatements(schema) { try connection.execute(statement) }
+                repaired = true
             }
-            for statement in PostgresHistorySchema.triggerStatements(schema) { try connection.execute(statement) }
             try requireIntact()
-            return .upgraded
+            // A history entry written by hand past the token sequence: the sequence moves on.
+            if let ahead = try PostgresHistory.tokenAheadOfSequence(on: connection) {
+                try PostgresHistory.moveSequence(to: ahead, on: connection)
+                repaired = true
+            }
+            return repaired ? .upgraded : .current
         case .empty:
             try schema.validateNames()
             try refuseEncoding()
@@ -154,6 +159,14 @@ public final class PostgresStore {
         guard let encoding, !["UTF8", "SQL_ASCII"].contains(encoding) else { return }
         throw PostgresStoreError(.foreignDatabase, "\(redactedLocation) stores text as \(encoding), which cannot hold every title; "
                                  + "create the database with --encoding=UTF8 --template=template0")
+    }
+
+    /// What is wrong with the change history: an entry past the token sequence (`migrate`
+    /// moves the sequence on).
+    public func historyProblems() throws -> [String] {
+        guard let ahead = try PostgresHistory.tokenAheadOfSequence(on: connection) else { return [] }
+        return ["the history holds token \(ahead), which the token sequence has not reached (an entry written by hand?): "
+                + "new commits would take smaller tokens, which watchers ignore; `topregions migrate` moves the sequence past it"]
     }
 
     /// Throws unless the database holds this program's schema.

@@ -46,7 +46,7 @@ extension Gallery {
         let differences = try store.schemaDifferences()
         if !differences.isEmpty { return differences }
         let rows = { (sql: String) in try PostgresRows.values(of: sql, on: store.connection) }
-        var problems = try RegionCounts.check(rows: rows) + (try photosAwayFromTheirPlaces(rows: rows))
+        var problems = try RegionCounts.check(rows: rows) + (try photosAwayFromTheirPlaces(rows: rows)) + (try store.historyProblems())
         let stale = try store.staleSortKeys()
         if !stale.isEmpty {
             let examples = stale.prefix(5).map { "\($0.entity) \($0.id) \($0.attribute)" }.joined(separator: ", ")

@@ -270,10 +270,14 @@ struct PostgresObservationTests {
         let fixture = try await CopyFixture.copied()
         let connection = try fixture.connect()
         defer { connection.close() }
-        try connection.execute("DROP TRIGGER store_record_inserts ON photo; ALTER TABLE favorite DISABLE TRIGGER store_record_change")
+        try connection.execute("""
+            DROP TRIGGER store_record_inserts ON photo; ALTER TABLE favorite DISABLE TRIGGER store_record_change;
+            ALTER TABLE recent ENABLE REPLICA TRIGGER store_record_change
+            """)
         let problems = try Gallery.checkPostgres(fixture.database)
-        #expect(problems.count == 2 && problems.contains { $0.contains("photo has no trigger store_record_inserts") }
-                && problems.contains { $0.contains("store_record_change on favorite is disabled") }, "\(problems)")
+        #expect(problems.count == 3 && problems.contains { $0.contains("photo has no trigger store_record_inserts") }
+                && problems.contains { $0.contains("store_record_change on favorite is disabled") }
+                && problems.contains { $0.contains("store_record_change on recent is disabled (or fires in replica sessions only)") }, "\(problems)")
         #expect { try PostgresGallery(location: fixture.database) } throws: { "\($0)".contains("topregions migrate") }
         let database = try PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres)
         defer { database.close() }
@@ -286,6 +290,49 @@ struct PostgresObservationTests {
             try transaction.execute("INSERT INTO Photo (flickrID, flickrNumber, title, subtitle, photoDescription, downloaded) VALUES ('by hand', 1, 't', '', '', 0)")
         }
         #expect(try gallery.history(since: before).first?.changes["Photo"].inserted.count == 1, "the trigger made again records")
+    }
+
+    @Test("A history entry written by hand past the token sequence is named by check; migrate moves the sequence on and watchers hear the next commit")
+    func historyEntryAheadOfTheSequence() async throws {
+        let fixture = try await CopyFixture.copied()
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        let gallery = try PostgresGallery(location: fixture.database)
+        defer { gallery.close() }
+        let local = try gallery.user(named: "local")
+        let favorites = try gallery.favoritesController(for: local)
+        try favorites.performFetch()
+        let table = ReplayedTable(favorites)
+        favorites.delegate = table
+        let ahead = try gallery.currentToken() + 1_000_000
+        try connection.execute("""
+            INSERT INTO store_history VALUES (\(ahead), extract(epoch FROM now()), 'by hand', NULL, '\\xdeadbeef01ff'::bytea);
+            NOTIFY topregions_store_history
+            """)
+        #expect(try Gallery.checkPostgres(fixture.database).contains { $0.contains("holds token \(ahead)") })
+        let database = try PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres)
+        defer { database.close() }
+        #expect(try database.migrate() == .upgraded)
+        #expect(try Gallery.checkPostgres(fixture.database) == [])
+        let photo = try #require(try gallery.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.first?.id)
+        try gallery.addFavorite(photoID: photo, for: local)
+        let token = try gallery.currentToken()
+        #expect(token > ahead, "the next commit's token is past the entry written by hand")
+        #expect(favorites.waitUntilProcessed(through: token, timeout: 20))
+        #expect(table.state.ids == [try gallery.read { try $0.fetchIDs(Gallery.favoritesRequest(userID: local.id)) }])
+    }
+
+    @Test("A database whose sessions are replicas (no trigger fires) is refused, with how to reset it, and named by check")
+    func replicaSessionsRefused() async throws {
+        let fixture = try await CopyFixture.copied()
+        let connection = try fixture.connect()
+        defer { connection.close() }
+        let name = try #require(fixture.database.split(separator: "/").last.map(String.init))
+        try connection.execute("ALTER DATABASE \(name) SET session_replication_role = replica")
+        #expect(try Gallery.checkPostgres(fixture.database).contains { $0.contains("session_replication_role = replica") })
+        #expect { try PostgresGallery(location: fixture.database) } throws: { "\($0)".contains("RESET session_replication_role") }
+        try connection.execute("ALTER DATABASE \(name) RESET session_replication_role")
+        #expect(try Gallery.checkPostgres(fixture.database) == [])
     }
 
     @Test("A store of the first version is upgraded by migrate: history, triggers and all; observation works after")
