@@ -44,11 +44,7 @@ struct ChangeTrackingTests {
 
     /// Commits `body` and returns its history entry's changes (nil: nothing recorded).
     private func changes(_ body: (Transaction) throws -> Void) throws -> ChangeSet? {
-        let token = try store.currentToken()
-        try store.write(body)
-        let entries = try store.history(since: token)
-        #expect(entries.count <= 1)
-        return entries.first?.changes
+        try Self.changes(on: store, body)
     }
 
     private func photo(_ title: String, region: Region? = nil) throws -> Photo {
