@@ -8,13 +8,17 @@ import Store
 /// The rows a write changes are reported by a trigger on each tracked table, whatever
 /// wrote them (a record, a delete rule, raw SQL), into a temporary table of the writing
 /// session (`pendingChanges`), and only while the session has asked for it
-/// (`recordingSetting`): a session of `psql` or a bulk copy writes without recording.
+/// (`recordingSetting`). A session that has not (`psql`, a copy) has its transaction noted
+/// instead, and announced at its commit as changes unknown (`PostgresOutsideWrites`).
 enum PostgresHistorySchema {
     static let migration = "postgres-store.v2.history"
     /// Replaced the first version's one trigger function for every table (which turned each
     /// row into JSON to find its id, references and changed columns) with one per table
     /// that reads them by name.
     static let rowTriggersMigration = "postgres-store.v3.row-triggers"
+    /// Added the announcement of writes from sessions that do not record
+    /// (`PostgresOutsideWrites`).
+    static let outsideWritesMigration = "postgres-store.v4.outside-writes"
     static let history = "store_history"
     static let tokens = "store_history_token"
     static let metadata = "store_metadata"
@@ -46,13 +50,14 @@ enum PostgresHistorySchema {
         "CREATE TABLE \(cache) (name text PRIMARY KEY, fingerprint text NOT NULL, token bigint NOT NULL, data bytea NOT NULL)",
     ]
 
-    /// The triggers reporting each tracked table's changed rows (the third version's
-    /// migration): any earlier ones dropped; on each table, its function called once per
+    /// The triggers reporting each tracked table's changed rows (the third and fourth
+    /// versions' migration; each statement can run again): those of outside writes; any
+    /// earlier ones dropped; on each table, its function called once per
     /// statement for the rows inserted or deleted (read from the statement's transition
     /// table, a set, not row by row) and once per row updated (to compare old and new).
     static func triggerStatements(_ schema: PostgresSchema) -> [String] {
         let tables = Dictionary(schema.tables().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var statements = ["DROP FUNCTION IF EXISTS \(triggerName)() CASCADE"]
+        var statements = PostgresOutsideWrites.statements + ["DROP FUNCTION IF EXISTS \(triggerName)() CASCADE"]
         for entity in schema.schema.entities where entity.isTracked {
             guard let table = tables[entity.name.lowercased()] else { continue }
             let foreignKeys = entity.relationships.compactMap(\.foreignKeyColumn).map { $0.lowercased() }
@@ -98,6 +103,9 @@ enum PostgresHistorySchema {
                 changed text[];
             BEGIN
                 IF coalesce(current_setting('\(recordingSetting)', true), '') <> 'on' THEN
+                    IF coalesce(current_setting('\(recordingSetting)', true), '') <> 'off' THEN
+                        \(PostgresOutsideWrites.noteStatement)
+                    END IF;
                     RETURN NULL;
                 END IF;
                 IF TG_OP = 'INSERT' THEN

@@ -16,14 +16,16 @@ public struct PostgresSchema: Sendable {
     public let migrationNames: [String]
 
     /// The PostgreSQL store's own migrations, applied after the program's.
-    static let ownMigrations = ["postgres-store.v1.tables", PostgresHistorySchema.migration, PostgresHistorySchema.rowTriggersMigration]
+    static let ownMigrations = ["postgres-store.v1.tables", PostgresHistorySchema.migration, PostgresHistorySchema.rowTriggersMigration,
+                                PostgresHistorySchema.outsideWritesMigration]
 
     /// The statements of each of the store's own migrations after the first, which a
     /// store of an older version of this program gets from `migrate`.
     func upgradeStatements(_ migration: String) -> [String]? {
         switch migration {
         case PostgresHistorySchema.migration: return PostgresHistorySchema.tableStatements
-        case PostgresHistorySchema.rowTriggersMigration: return PostgresHistorySchema.triggerStatements(self)
+        case PostgresHistorySchema.rowTriggersMigration, PostgresHistorySchema.outsideWritesMigration:
+            return PostgresHistorySchema.triggerStatements(self)
         default: return nil
         }
     }

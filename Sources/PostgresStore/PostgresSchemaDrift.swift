@@ -11,7 +11,7 @@ extension PostgresStore {
     /// beside the store's are not differences.
     public func schemaDifferences() throws -> [String] {
         try PostgresStoreError.wrapping("cannot read the schema of", location: redactedLocation) {
-            let catalog = try CatalogSnapshot(connection, tables: schema.tables().map(\.name))
+            let catalog = try CatalogSnapshot(connection, tables: schema.tables().map(\.name) + [PostgresOutsideWrites.table])
             return schema.tables().flatMap { catalog.differences(from: $0) } + catalog.triggerDifferences(tracked: trackedTables)
                 + (try sessionDifferences())
         }
@@ -28,7 +28,7 @@ extension PostgresStore {
     /// The history's triggers missing or disabled (then no watcher hears of the writes to
     /// those tables); `migrate` makes them again.
     func triggerDifferences() throws -> [String] {
-        try CatalogSnapshot(connection, tables: trackedTables).triggerDifferences(tracked: trackedTables)
+        try CatalogSnapshot(connection, tables: trackedTables + [PostgresOutsideWrites.table]).triggerDifferences(tracked: trackedTables)
     }
 
     private var trackedTables: [String] { schema.schema.entities.filter(\.isTracked).map { $0.name.lowercased() } }
@@ -112,17 +112,21 @@ private struct CatalogSnapshot {
     }
 
     /// The history's triggers (`PostgresHistorySchema`) each tracked table lacks, or has
-    /// disabled.
+    /// disabled; and that of outside writes (`PostgresOutsideWrites`).
     func triggerDifferences(tracked: [String]) -> [String] {
         let expected = [PostgresHistorySchema.triggerName, PostgresHistorySchema.insertTriggerName, PostgresHistorySchema.deleteTriggerName]
+        let outside = triggerDifference(PostgresOutsideWrites.triggerName, on: PostgresOutsideWrites.table,
+                                        consequence: "watchers would not hear of writes from psql or other programs")
         return tracked.flatMap { table in
-            expected.compactMap { name -> String? in
-                switch triggers[table]?[name] {
-                case nil: return "table \(table) has no trigger \(name): watchers would not hear of its writes"
-                case false?: return "trigger \(name) on \(table) is disabled (or fires in replica sessions only): watchers would not hear of its writes"
-                case true?: return nil
-                }
-            }
+            expected.compactMap { triggerDifference($0, on: table, consequence: "watchers would not hear of its writes") }
+        } + [outside].compactMap { $0 }
+    }
+
+    private func triggerDifference(_ name: String, on table: String, consequence: String) -> String? {
+        switch triggers[table]?[name] {
+        case nil: return "table \(table) has no trigger \(name): \(consequence)"
+        case false?: return "trigger \(name) on \(table) is disabled (or fires in replica sessions only): \(consequence)"
+        case true?: return nil
         }
     }
 

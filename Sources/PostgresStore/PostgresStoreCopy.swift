@@ -22,6 +22,9 @@ extension PostgresStore {
     public func copy(from source: Store, replacing created: [String: String] = [:]) throws -> [String: Int] {
         try PostgresStoreError.wrapping("cannot copy into", location: redactedLocation) {
             try connection.transaction(.readCommitted, attempts: 1) { _ in
+                // The store's history begins after the copy: its rows are not announced
+                // as a write from outside either.
+                try connection.execute("SET LOCAL \(PostgresHistorySchema.recordingSetting) = 'off'")
                 _ = try createIfEmpty()
                 try refuseRows(except: created)
                 try removeRows(of: Array(created.keys))

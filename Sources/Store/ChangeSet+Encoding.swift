@@ -4,8 +4,12 @@
 /// deleted ids, and the updates grouped by the set of keys that changed. Ids are sorted and
 /// stored as zigzag varint deltas, so a large insert of consecutive ids costs a byte an id.
 /// This format is part of the store file's contract: change it only with a new version byte.
+/// Version 0, a single byte, marks a commit whose changes were not recorded (a PostgreSQL
+/// store written from `psql`): reading it throws `decoding`, which observers take as a gap.
 extension ChangeSet {
     static let encodingVersion: UInt8 = 1
+    /// The entry of a commit whose changed rows are unknown.
+    package static let unrecordedEncoding: [UInt8] = [0]
 
     package func encoded() -> [UInt8] {
         var writer = ByteWriter()
@@ -32,6 +36,9 @@ extension ChangeSet {
     package init(encoded bytes: [UInt8]) throws {
         var reader = ByteReader(bytes: bytes)
         let version = try reader.byte()
+        guard bytes != Self.unrecordedEncoding else {
+            throw StoreError(.decoding, "History entry of a commit made outside this program: which rows it changed was not recorded")
+        }
         guard version == Self.encodingVersion else {
             throw StoreError(.decoding, "History entry has format version \(version); this program reads version \(Self.encodingVersion)")
         }

@@ -74,7 +74,7 @@ enum PostgresCopyBenchmarks {
         let schema = try PostgresStore(location: destination, schema: TopRegionsSchema.postgres)
         try schema.migrate()
         schema.close()
-        let writer = try PostgresConnection(destination)
+        let writer = try PostgresStoreBenchmarks.rawConnection(destination)
         defer { writer.close() }
         let seconds = try measure {
             try writer.transaction(.readCommitted, attempts: 1) { connection in

@@ -67,4 +67,41 @@ struct PostgresWatchCLITests {
             #expect(watcher.process.terminationStatus == 0, "\(watcher.list) ends cleanly on SIGTERM")
         }
     }
+
+    @Test("A watcher hears what psql writes (its changes unknown, so it refetches): its replayed batches equal the list after")
+    func watcherHearsPsql() throws {
+        let tool = try Tool()
+        let database = try PostgresTestServer.shared().makeDatabase("watchpsql")
+        #expect(try tool.run(["sync", "--pages", "1"]).status == 0)
+        #expect(try tool.run(["copy", "--to", database]).status == 0)
+        let region = try #require((try tool.run(["--json", "regions", "--limit", "1"]).json as? [[String: Any]])?.first?["id"] as? String)
+        let photos = try #require(try tool.run(["--json", "photos", "--region", region]).json as? [[String: Any]]).compactMap { $0["id"] as? String }
+        try #require(photos.count >= 4)
+        for photo in photos.prefix(4) { #expect(try tool.runWithoutStore(["--store", database, "favorites", "add", photo]).status == 0) }
+        let (watcher, out, _) = try tool.process(["watch", "favorites", "--json"], on: database)
+        defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
+        let output = LogReader(out)
+        #expect(output.wait(for: "\"snapshot\"", count: 1), "the watcher started")
+
+        let psql = Process()
+        psql.executableURL = URL(fileURLWithPath: try PostgresTestServer.shared().program("psql"))
+        psql.arguments = [database, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                          "DELETE FROM favorite WHERE displayorder = (SELECT min(displayorder) FROM favorite)"]
+        try psql.run()
+        psql.waitUntilExit()
+        #expect(psql.terminationStatus == 0)
+
+        let expected = try #require(try tool.runWithoutStore(["--store", database, "--json", "favorites"]).json as? [[String: Any]]).map(WatchReplay.id)
+        #expect(expected.count == 3)
+        let deadline = Date().addingTimeInterval(20)
+        var replay = try WatchReplay(output.text)
+        while replay.ids != expected && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            replay = try WatchReplay(output.text)
+        }
+        #expect(replay.ids == expected, "replayed \(replay.ids), listed \(expected)")
+        kill(watcher.processIdentifier, SIGTERM)
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+    }
 }

@@ -9,7 +9,7 @@ import Testing
 @testable import TopRegionsKit
 
 /// A controller's batches applied to a table model, as a table view would apply them.
-private final class ReplayedTable: ResultsControllerDelegate, @unchecked Sendable {
+final class ReplayedTable: ResultsControllerDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var table: TableModel
     private var failures: [String] = []
