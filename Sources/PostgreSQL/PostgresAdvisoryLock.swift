@@ -7,6 +7,12 @@ extension PostgresConnection {
         try query("SELECT pg_try_advisory_lock($1) AS taken", [.integer(key)]).boolean(0, "taken") ?? false
     }
 
+    /// Takes the lock `key` shared: any number of sessions hold it at once (each is seen
+    /// in `advisoryLockHoldersQuery`); waits only while a session holds it alone.
+    public func advisoryLockShared(_ key: Int64) throws {
+        _ = try query("SELECT pg_advisory_lock_shared($1)", [.integer(key)])
+    }
+
     /// Releases the lock `key`; false when this session did not hold it.
     @discardableResult
     public func advisoryUnlock(_ key: Int64) throws -> Bool {
@@ -28,5 +34,16 @@ extension PostgresConnection {
           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
           AND classid = (($1::bigint >> 32) & 4294967295)::oid AND objid = ($1::bigint & 4294967295)::oid
         LIMIT 1
+        """
+
+    /// The sessions holding the lock `$1` (a bigint) in the current database, shared or
+    /// not: each one's `pid` and `application_name` (which every role may read of every
+    /// session), in the order of their server processes.
+    public static let advisoryLockHoldersQuery = """
+        SELECT l.pid, a.application_name FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND l.classid = (($1::bigint >> 32) & 4294967295)::oid AND l.objid = ($1::bigint & 4294967295)::oid
+        ORDER BY l.pid
         """
 }

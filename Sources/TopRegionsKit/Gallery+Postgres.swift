@@ -66,9 +66,10 @@ extension Gallery {
         try store.requireIntact()
         // A pass on any host holds the sync lock.
         let syncRunning = try store.connection.advisoryLockHolder(PostgresSyncLock.key) != nil
+        let daemons = try PostgresDaemonPresence.running(on: store.connection)
         try store.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         defer { _ = try? store.connection.execute("ROLLBACK") }
-        return try status(now: now, syncRunning: syncRunning) { try PostgresRows.values(of: $0, on: store.connection) }
+        return try status(now: now, syncRunning: syncRunning, daemons: daemons) { try PostgresRows.values(of: $0, on: store.connection) }
     }
 
     /// Runs `body` on the PostgreSQL store at `location`, closing it after; its errors

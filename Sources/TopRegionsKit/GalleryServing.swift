@@ -6,9 +6,6 @@ import PostgreSQL
 public protocol GalleryServing: GallerySyncing, GalleryObserving {
     /// What the store holds, its last sync and rate limit.
     func status(now: Date) throws -> GalleryStatus
-    /// The daemon keeping this gallery fresh from this host, or nil (a database's daemons
-    /// run on any host: it has none of its own).
-    var daemonPID: Int32? { get }
     /// How long a write waits for another process's lock before it gives up as busy.
     var busyTimeout: TimeInterval { get }
     /// The store's name as the API shows it: a file's name, a database's name.
@@ -25,11 +22,11 @@ extension PostgresGallery: GalleryServing {
         try read { context in
             // A pass on any host holds the sync lock (pg_locks is the present, not the snapshot's).
             let holder = try context.rows(PostgresConnection.advisoryLockHolderQuery, [.integer(PostgresSyncLock.key)])
-            return try Gallery.status(now: now, syncRunning: !holder.isEmpty) { try context.rows($0).map(\.values) }
+            return try Gallery.status(now: now, syncRunning: !holder.isEmpty, daemons: try PostgresDaemonPresence.running(in: context)) {
+                try context.rows($0).map(\.values)
+            }
         }
     }
-
-    public var daemonPID: Int32? { nil }
 
     /// The database's name (the URL's path), never its host or user.
     public var publicStoreName: String {

@@ -21,6 +21,9 @@ public struct GalleryStatus: Sendable, Equatable {
     public var rateLimit: Int?
     /// Whether a sync recorded that it ran without a rate limit.
     public var rateLimitIsNone: Bool
+    /// The daemons keeping the store fresh: a file's one, on this host; a database's, on
+    /// any host (`PostgresDaemonPresence`).
+    public var daemons: [RunningDaemon] = []
 }
 
 /// One row of `SyncRun`: a sync pass as it was recorded.
@@ -69,15 +72,16 @@ extension Gallery {
     /// The store's counts and its last sync, read in one transaction so they agree.
     public func status(now: Date = Date()) throws -> GalleryStatus {
         let syncRunning = SyncLock.holder(of: store) != nil
+        let daemons = daemonPID.map { [RunningDaemon(pid: $0, host: RunningDaemon.thisHost)] } ?? []
         return try store.read { context in
-            try Self.status(now: now, syncRunning: syncRunning) { try context.rows($0).map(\.values) }
+            try Self.status(now: now, syncRunning: syncRunning, daemons: daemons) { try context.rows($0).map(\.values) }
         }
     }
 
     /// The status through `rows`, which runs a query without parameters on either kind of
     /// store (names unquoted, values written in: a status's only values are a status name
     /// and a time).
-    static func status(now: Date, syncRunning: Bool, rows: (String) throws -> [[SQLValue]]) throws -> GalleryStatus {
+    static func status(now: Date, syncRunning: Bool, daemons: [RunningDaemon], rows: (String) throws -> [[SQLValue]]) throws -> GalleryStatus {
         func count(_ sql: String) throws -> Int64 { try rows(sql).first?.first?.int64 ?? 0 }
         let hourAgo = String(now.timeIntervalSince1970 - 3600)
         let rateSetting = try rows("SELECT value FROM Setting WHERE key = '\(SettingKey.rateLimit.rawValue)'").first?.first?.string
@@ -89,6 +93,6 @@ extension Gallery {
             callsLastHour: try count("SELECT count(*) FROM APICall WHERE at >= \(hourAgo)"),
             lastSync: try rows("SELECT \(SyncRunSummary.columns) FROM SyncRun ORDER BY startedAt DESC, id DESC LIMIT 2")
                 .first { !(syncRunning && $0[2].isNull) }.map(SyncRunSummary.init),
-            rateLimit: rateSetting.flatMap(Int.init), rateLimitIsNone: rateSetting == "none")
+            rateLimit: rateSetting.flatMap(Int.init), rateLimitIsNone: rateSetting == "none", daemons: daemons)
     }
 }

@@ -59,15 +59,14 @@ extension PostgresGallery: GallerySyncing {
     /// Daemons on any number of hosts: the sync lock lets one pass run at a time.
     public var takesManyDaemons: Bool { true }
 
-    public func holdDaemonLock() throws -> any SyncLockHold { NoLock() }
+    /// Shows the daemon to `status` on every host (`PostgresDaemonPresence`); takes no
+    /// lock from other daemons.
+    public func holdDaemonLock() throws -> any SyncLockHold {
+        try Gallery.withPostgresErrors(location) { try PostgresDaemonPresence.register(location: location) }
+    }
 
     /// A statement waits at most the lock timeout (`TOPREGIONS_BUSY_TIMEOUT`) anyway.
     public func interruptWaits() {}
-
-    private struct NoLock: SyncLockHold {
-        func confirm() {}
-        func release() {}
-    }
 }
 
 /// The record store with the gallery's errors (`GalleryError`), for the lists' methods and

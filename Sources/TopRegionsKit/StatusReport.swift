@@ -45,10 +45,25 @@ public struct StatusReport: Encodable, Sendable {
     public var pendingPlaces: Int64
     /// The latest sync pass that ended or died; null before the first.
     public var lastSync: LastSync?
-    /// The running daemon as `{"pid"}`; null when none runs.
-    public var daemon: [String: Int32]?
+    /// A running daemon (one on this host first, when several share a database); null when
+    /// none runs.
+    public var daemon: Daemon?
     /// The rate limit, and the calls made under it.
     public var rateLimit: RateLimit
+
+    /// A running daemon: its pid on its host.
+    public struct Daemon: Encodable, Sendable {
+        /// Null when the daemon's database session does not say.
+        public var pid: Int32?
+        public var host: String?
+        enum CodingKeys: String, CodingKey { case pid, host }
+        /// Encodes both keys, null ones included.
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(pid, forKey: .pid)
+            try container.encode(host, forKey: .host)
+        }
+    }
 
     /// The rate limit and the calls made under it.
     public struct RateLimit: Encodable, Sendable {
@@ -80,7 +95,7 @@ public struct StatusReport: Encodable, Sendable {
     }
 
     /// The report of `status` for the store at `store` (a path, or what the API shows).
-    public init(_ status: GalleryStatus, store: String, daemonPID: Int32?) {
+    public init(_ status: GalleryStatus, store: String) {
         self.store = store
         photos = status.photos
         regions = status.regions
@@ -91,7 +106,7 @@ public struct StatusReport: Encodable, Sendable {
                      photos: ["new": run.photosNew, "updated": run.photosUpdated],
                      places: ["resolved": run.placesResolved, "pending": run.placesPending, "failed": run.placesFailed], calls: run.calls, error: run.error)
         }
-        daemon = daemonPID.map { ["pid": $0] }
+        daemon = RunningDaemon.shown(of: status.daemons).map { Daemon(pid: $0.pid, host: $0.host) }
         rateLimit = RateLimit(callsLastHour: status.callsLastHour, limit: status.rateLimit)
     }
 }

@@ -242,9 +242,9 @@ struct CLITests {
         #expect(try tool.run(["regions", "--json"], environment: noCurl).status == 0)
     }
 
-    @Test("The daemon syncs at once, again on SIGHUP, and stops cleanly on SIGTERM")
-    func daemon() throws {
-        let tool = try Tool()
+    @Test("The daemon syncs at once, again on SIGHUP, and stops cleanly on SIGTERM", arguments: StoreKind.available)
+    func daemon(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         let (process, _, err) = try tool.process(["daemon", "--interval", "1h"])
         let log = LogReader(err)
         #expect(log.wait(for: "event=sync", count: 1), "\(log.text)")
@@ -261,10 +261,10 @@ struct CLITests {
         #expect(try tool.run(["check"]).status == 0)
     }
 
-    @Test("SIGTERM stops a daemon whose pages read ahead wait for the rate limit, at once")
-    func daemonStopsWhileReadingAheadWaits() async throws {
+    @Test("SIGTERM stops a daemon whose pages read ahead wait for the rate limit, at once", arguments: StoreKind.available)
+    func daemonStopsWhileReadingAheadWaits(on kind: StoreKind) async throws {
         let server = try FlickrTestServer()
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         // One call an hour: page 1 takes it, the pages read ahead wait for the next hour.
         let (process, _, err) = try tool.process(["daemon", "--interval", "1h", "--endpoint", server.endpoint.absoluteString,
                                                   "--rate-limit", "1", "--per-page", "100"])
@@ -280,11 +280,11 @@ struct CLITests {
         #expect(try await server.requests().filter { $0.method != nil }.count == 1)
     }
 
-    @Test("A daemon stopped during its place lookups puts the pass on record as failed, cancelled")
-    func daemonStoppedDuringPlaceLookups() async throws {
+    @Test("A daemon stopped during its place lookups puts the pass on record as failed, cancelled", arguments: StoreKind.available)
+    func daemonStoppedDuringPlaceLookups(on kind: StoreKind) async throws {
         let server = try FlickrTestServer()
         try await server.addFault(["method": "flickr.places.getInfo", "delay": 20, "times": -1])
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         let (process, _, err) = try tool.process(["daemon", "--interval", "1h", "--endpoint", server.endpoint.absoluteString,
                                                   "--rate-limit", "none", "--pages", "1", "--per-page", "100"])
         let log = LogReader(err)
@@ -298,11 +298,11 @@ struct CLITests {
         #expect((last["error"] as? String)?.contains("cancelled") == true, "\(last)")
     }
 
-    @Test("sync stopped by SIGTERM records its pass (what it stored, its calls) and exits 75")
-    func syncStoppedBySIGTERM() async throws {
+    @Test("sync stopped by SIGTERM records its pass (what it stored, its calls) and exits 75", arguments: StoreKind.available)
+    func syncStoppedBySIGTERM(on kind: StoreKind) async throws {
         let server = try FlickrTestServer()
         try await server.addFault(["method": "flickr.places.getInfo", "delay": 20, "times": -1])
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         let (process, out, err) = try tool.process(["sync", "--json", "--endpoint", server.endpoint.absoluteString,
                                                     "--rate-limit", "none", "--pages", "1", "--per-page", "100"])
         let asking = await waitForRequest(server, method: "flickr.places.getInfo")

@@ -26,10 +26,10 @@ private func hasRawControls(_ text: String) -> Bool {
 
 @Suite("The tool against hostile input", .serialized)
 struct HostileInputTests {
-    @Test("Control characters from the server never reach the terminal raw; --json keeps the exact text", arguments: ["json", "xml"])
-    func escapeSequences(format: String) async throws {
+    @Test("Control characters from the server never reach the terminal raw; --json keeps the exact text", arguments: StoreKind.available, ["json", "xml"])
+    func escapeSequences(kind: StoreKind, format: String) async throws {
         let server = try FlickrTestServer()
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         let title = format == "json" ? hostileTitle : hostileXMLTitle
         let fields: [String: String] = ["title": title, "ownername": "Owner" + title, "description": "Desc" + title]
         try await server.addFault(["method": "flickr.photos.search", "page": 1, "patch": [["set": fields]]])
@@ -72,10 +72,10 @@ struct HostileInputTests {
         #expect(!watchOutput.isEmpty && !hasRawControls(watchOutput), "watch printed raw controls: \(watchOutput.debugDescription)")
     }
 
-    @Test("A server's error message cannot forge a log line or reach the terminal raw")
-    func forgedLogLines() async throws {
+    @Test("A server's error message cannot forge a log line or reach the terminal raw", arguments: StoreKind.available)
+    func forgedLogLines(kind: StoreKind) async throws {
         let server = try FlickrTestServer()
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         let message = "bad\u{1B}[2J\nts=2026-01-01T00:00:00Z level=info event=sync result=newData photos_new=999"
         try await server.addFault(["method": "flickr.photos.search", "fail_code": 100, "fail_message": message, "times": -1])
         let source = ["--endpoint", server.endpoint.absoluteString, "--rate-limit", "none"]

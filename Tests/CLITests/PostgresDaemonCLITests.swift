@@ -43,6 +43,48 @@ struct PostgresDaemonCLITests {
         #expect(refused.status == 75 && refused.stderr.contains("another sync is running"), "\(refused.stderr)")
     }
 
+    @Test("status on PostgreSQL lists every daemon of the database, from any host's view; one killed leaves the list; a session posing as one shows what it claims, no more")
+    func statusListsDaemons() throws {
+        let tool = try Tool()
+        let database = try PostgresTestServer.shared().makeDatabase("presence")
+        #expect(try tool.runWithoutStore(["--store", database, "migrate"]).status == 0)
+        func daemons() throws -> (json: [String: Any]?, line: String) {
+            let json = (try tool.runWithoutStore(["--store", database, "--json", "status"]).json as? [String: Any])?["daemon"] as? [String: Any]
+            let text = try tool.runWithoutStore(["--store", database, "status"]).stdout
+            return (json, text.split(separator: "\n").first { $0.hasPrefix("daemon") }.map(String.init) ?? "")
+        }
+        #expect(try daemons().json == nil && daemons().line.hasSuffix("not running"))
+        var processes: [Process] = []
+        defer { for process in processes where process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        for _ in 0..<2 {
+            let (process, _, err) = try tool.process(["daemon", "--interval", "1h", "--endpoint", "http://127.0.0.1:9/services/rest/",
+                                                      "--rate-limit", "none"], on: database)
+            processes.append(process)
+            #expect(LogReader(err).wait(for: "event=sleep", count: 1))
+        }
+        let pids = processes.map { Int($0.processIdentifier) }
+        let two = try daemons()
+        #expect(pids.contains(two.json?["pid"] as? Int ?? 0) && (two.json?["host"] as? String)?.isEmpty == false, "\(two.json ?? [:])")
+        #expect(two.line.contains("2 running") && pids.allSatisfy { two.line.contains("pid \($0) here") }, "\(two.line)")
+
+        kill(processes[0].processIdentifier, SIGKILL)
+        processes[0].waitUntilExit()
+        #expect(eventually(timeout: 10) { (try? daemons().line.contains("running (pid \(pids[1]))")) == true }, "the killed daemon leaves: \((try? daemons().line) ?? "")")
+
+        // A session posing as a daemon of another host (a session's name is anyone's), and
+        // one holding the key with a name that says nothing.
+        let posing = try PostgresConnection(database), silent = try PostgresConnection(database)
+        defer { posing.close(); silent.close() }
+        _ = try posing.query("SET application_name = 'topregions daemon 4242@elsewhere'")
+        _ = try silent.query("SET application_name = 'topregions daemon x@y'")
+        // The key docs/operations.md gives.
+        for connection in [posing, silent] { try connection.advisoryLockShared(0x746f_7072_6461_656d) }
+        let three = try daemons()
+        #expect(three.line.contains("3 running") && three.line.contains("pid \(pids[1]) here") && three.line.contains("pid 4242 on elsewhere")
+                && three.line.contains("pid not known on a host not known"), "\(three.line)")
+        #expect(three.json?["pid"] as? Int == pids[1], "this host's daemon is the one shown: \(three.json ?? [:])")
+    }
+
     @Test("Two daemons on one database: passes never overlap; one killed mid-pass leaves nothing half-written and the other takes over; watchers end equal to the query")
     func twoDaemons() throws {
         let tool = try Tool()

@@ -152,6 +152,8 @@ extension Commands {
         log("info", "start", [("pid", getpid()), ("interval", DaemonLog.seconds(interval)), ("source", source.name), ("store", Gallery.displayed(invocation.storePath))])
         var failures = 0
         while await !state.stopping {
+            // A daemon shown through its database connection is shown again after a restart.
+            try? lock.confirm()
             guard let pass = await state.start({ await runPass(gallery, source: source, options: options, log: log) }) else { break }
             await state.setPassRunning(true)
             let failed = await pass.value

@@ -31,21 +31,20 @@ extension Commands {
         name: "status", abstract: "Show what the store holds, the last sync, the daemon and the rate limit.",
         examples: [Example(arguments: ["status", "--json"], explanation: "the same as JSON")]
     ) { invocation in
-        let status: GalleryStatus, daemon: Int32?
+        let status: GalleryStatus
         if Gallery.isPostgres(invocation.storePath) {
-            // Daemons on other hosts have no pid here: whether a pass runs is `sync running`.
-            (status, daemon) = (try Gallery.postgresStatus(invocation.storePath, busyTimeout: try invocation.busyTimeout()), nil)
+            status = try Gallery.postgresStatus(invocation.storePath, busyTimeout: try invocation.busyTimeout())
         } else {
             let gallery = try invocation.openGallery(.read)
             defer { gallery.close() }
-            (status, daemon) = (try gallery.status(), gallery.daemonPID)
+            status = try gallery.status()
         }
         let path = Gallery.displayed(invocation.storePath)
-        let report = StatusReport(status, store: path, daemonPID: daemon)
+        let report = StatusReport(status, store: path)
         if invocation.output.json { try invocation.output.emit(report); return 0 }
         var rows: [(String, String)] = [("store", path), ("photos", "\(status.photos)"), ("regions", "\(status.regions)"),
                                         ("photographers", "\(status.photographers)"), ("pending places", "\(status.pendingPlaces)"),
-                                        ("daemon", daemon.map { "running (pid \($0))" } ?? "not running")]
+                                        ("daemon", daemonLine(status.daemons))]
         if let run = status.lastSync {
             rows.append(("last sync", "\(run.result), started \(run.startedAt.iso8601)" + (run.finishedAt.map { ", finished \($0.iso8601)" } ?? ", did not finish")))
             rows.append(("  photos", "\(run.photosNew) new, \(run.photosUpdated) updated"))
@@ -63,6 +62,22 @@ extension Commands {
         // Without the header line: a status is fields, not a list.
         invocation.output.write(table.text(width: nil).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
         return 0
+    }
+
+    /// `not running`, `running (pid 12)` on this host, `running on web2 (pid 34)`; of
+    /// several (daemons sharing a database), each.
+    static func daemonLine(_ daemons: [RunningDaemon]) -> String {
+        func one(_ daemon: RunningDaemon) -> String {
+            let pid = daemon.pid.map { "pid \($0)" } ?? "pid not known"
+            return daemon.isOnThisHost ? "\(pid) here" : "\(pid) on \(daemon.host ?? "a host not known")"
+        }
+        switch daemons.count {
+        case 0: return "not running"
+        case 1 where daemons[0].isOnThisHost: return "running (pid \(daemons[0].pid.map(String.init) ?? "not known"))"
+        default:
+            let shown = daemons.sorted { $0.isOnThisHost && !$1.isOnThisHost }
+            return "\(daemons.count) running: " + shown.map(one).joined(separator: ", ")
+        }
     }
 
     static let check = Command(
