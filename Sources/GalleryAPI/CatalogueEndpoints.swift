@@ -33,7 +33,7 @@ extension GalleryAPI {
             }
         default:
             _ = try QueryArguments(request, allowed: [])
-            body = try Self.encode(StatusReport(try gallery.status(now: Date()), store: gallery.publicStoreName))
+            body = try Self.encode(StatusReport(try gallery.status(now: Date()), store: gallery.publicStoreName, showingHosts: false))
         }
         return response(status: 200, json: body, for: request, headers: [("Cache-Control", "no-cache")])
     }

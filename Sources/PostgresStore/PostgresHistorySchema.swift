@@ -71,7 +71,7 @@ enum PostgresHistorySchema {
                     + "FOR EACH STATEMENT EXECUTE FUNCTION \(function)",
                 "CREATE TRIGGER \(deleteTriggerName) AFTER DELETE ON \(name) REFERENCING OLD TABLE AS \(deletedRows) "
                     + "FOR EACH STATEMENT EXECUTE FUNCTION \(function)",
-            ]
+            ] + PostgresOutsideWrites.truncateTriggerStatements(on: name)
         }
         return statements
     }

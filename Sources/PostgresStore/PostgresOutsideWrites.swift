@@ -15,6 +15,9 @@ enum PostgresOutsideWrites {
     static let triggerName = "store_record_outside_write"
     /// The function the tracked tables' triggers call in a session that does not record.
     static let noteFunction = "store_note_outside_write"
+    /// The trigger on each tracked table, and its function, for `TRUNCATE`: it reports no
+    /// rows, so even a session that records has its truncation announced as from outside.
+    static let truncateTriggerName = "store_record_truncate"
     /// The origin of the history entries of outside writes.
     static let origin = "outside"
 
@@ -50,6 +53,16 @@ enum PostgresOutsideWrites {
         $body$
         """,
         """
+        CREATE OR REPLACE FUNCTION \(truncateTriggerName)() RETURNS trigger LANGUAGE plpgsql AS $body$
+        BEGIN
+            IF coalesce(current_setting('\(PostgresHistorySchema.recordingSetting)', true), '') <> 'off' THEN
+                \(noteStatement)
+            END IF;
+            RETURN NULL;
+        END
+        $body$
+        """,
+        """
         DO $body$ BEGIN
             EXECUTE format('ALTER FUNCTION %I.\(noteFunction)() SET search_path = %I, pg_temp', current_schema(), current_schema());
             EXECUTE format('ALTER FUNCTION %I.\(triggerName)() SET search_path = %I, pg_temp', current_schema(), current_schema());
@@ -61,6 +74,12 @@ enum PostgresOutsideWrites {
             FOR EACH ROW EXECUTE FUNCTION \(triggerName)()
         """,
     ]
+
+    /// The truncation trigger of the tracked table `name` (quoted).
+    static func truncateTriggerStatements(on name: String) -> [String] {
+        ["DROP TRIGGER IF EXISTS \(truncateTriggerName) ON \(name)",
+         "CREATE TRIGGER \(truncateTriggerName) AFTER TRUNCATE ON \(name) FOR EACH STATEMENT EXECUTE FUNCTION \(truncateTriggerName)()"]
+    }
 
     /// `ChangeSet.unrecordedEncoding` as a `bytea` literal.
     private static var unrecordedLiteral: String {

@@ -114,7 +114,8 @@ private struct CatalogSnapshot {
     /// The history's triggers (`PostgresHistorySchema`) each tracked table lacks, or has
     /// disabled; and that of outside writes (`PostgresOutsideWrites`).
     func triggerDifferences(tracked: [String]) -> [String] {
-        let expected = [PostgresHistorySchema.triggerName, PostgresHistorySchema.insertTriggerName, PostgresHistorySchema.deleteTriggerName]
+        let expected = [PostgresHistorySchema.triggerName, PostgresHistorySchema.insertTriggerName, PostgresHistorySchema.deleteTriggerName,
+                        PostgresOutsideWrites.truncateTriggerName]
         let outside = triggerDifference(PostgresOutsideWrites.triggerName, on: PostgresOutsideWrites.table,
                                         consequence: "watchers would not hear of writes from psql or other programs")
         return tracked.flatMap { table in

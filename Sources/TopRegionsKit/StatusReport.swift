@@ -94,8 +94,10 @@ public struct StatusReport: Encodable, Sendable {
         try container.encode(rateLimit, forKey: .rateLimit)
     }
 
-    /// The report of `status` for the store at `store` (a path, or what the API shows).
-    public init(_ status: GalleryStatus, store: String) {
+    /// The report of `status` for the store at `store` (a path, or what the API shows);
+    /// `showingHosts` false leaves the daemon's host out (null), as the API does: a host's
+    /// name is not for every client.
+    public init(_ status: GalleryStatus, store: String, showingHosts: Bool = true) {
         self.store = store
         photos = status.photos
         regions = status.regions
@@ -106,7 +108,7 @@ public struct StatusReport: Encodable, Sendable {
                      photos: ["new": run.photosNew, "updated": run.photosUpdated],
                      places: ["resolved": run.placesResolved, "pending": run.placesPending, "failed": run.placesFailed], calls: run.calls, error: run.error)
         }
-        daemon = RunningDaemon.shown(of: status.daemons).map { Daemon(pid: $0.pid, host: $0.host) }
+        daemon = RunningDaemon.shown(of: status.daemons).map { Daemon(pid: $0.pid, host: showingHosts ? $0.host : nil) }
         rateLimit = RateLimit(callsLastHour: status.callsLastHour, limit: status.rateLimit)
     }
 }

@@ -15,7 +15,7 @@ import threading
 import time
 import unittest
 
-from support import EventStream, Server, Workspace, assert_streams_reach
+from support import EventStream, Server, Workspace, assert_streams_reach, tool_path
 
 ENABLING = "scripts/install-dependencies --test (installs Debian's postgresql), or scripts/test"
 
@@ -112,6 +112,21 @@ class TwoServersOnOneDatabase(unittest.TestCase):
         status = self.first.get_json("/api/status")
         self.assertEqual(status["photos"], on_file.get_json("/api/status")["photos"])
         self.assertNotIn("postgres@", status["store"], "the status names the database, not its URL")
+
+    def test_status_shows_a_daemon_of_the_database_without_its_host(self):
+        daemon = subprocess.Popen([tool_path(), "--store", self.workspace.store, "daemon", "--interval", "1h",
+                                   "--endpoint", "http://127.0.0.1:9/services/rest/", "--rate-limit", "none"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=self.workspace.environment)
+        self.addCleanup(daemon.wait)
+        self.addCleanup(daemon.kill)
+        deadline = time.monotonic() + 30
+        while self.workspace.json("status")["daemon"] is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        on_command_line = self.workspace.json("status")["daemon"]
+        self.assertEqual(on_command_line["pid"], daemon.pid)
+        self.assertTrue(on_command_line["host"], "the command line names the daemon's host")
+        self.assertEqual(self.second.get_json("/api/status")["daemon"], {"pid": daemon.pid, "host": None},
+                         "the API shows the daemon, not its host's name")
 
     def test_streams_on_one_server_hear_writes_through_the_other_and_the_command_line(self):
         token = self.workspace.add_user("gus")

@@ -56,6 +56,10 @@ struct PostgresOutsideWritesTests {
         try outside.execute("SET topregions.record_changes = 'off'; UPDATE region SET country = country WHERE id = \(last); RESET topregions.record_changes")
         #expect(try Self.entries(after: token, on: outside) == [], "nothing for a rollback, nor for a session that turned recording off")
         #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_writes", on: outside) == "0", "no transaction stays noted")
+
+        // TRUNCATE reports no rows: announced as well.
+        try outside.execute("TRUNCATE recent")
+        #expect(try Self.entries(after: token, on: outside).map { $0[1] } == ["outside"], "a truncation is announced")
     }
 
     @Test("A role that may only update one table, its search path pointing at a look-alike history, still has its write announced in the store's history")
@@ -103,6 +107,7 @@ struct PostgresOutsideWritesTests {
         let tracked = TopRegionsSchema.entities.filter(\.isTracked).map { $0.name.lowercased() }
         try connection.execute("""
             DROP TABLE store_outside_writes; DROP FUNCTION store_note_outside_write(); DROP FUNCTION store_record_outside_write();
+            DROP FUNCTION store_record_truncate() CASCADE;
             \(tracked.map { "CREATE OR REPLACE FUNCTION store_record_change_\($0)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;" }.joined())
             DELETE FROM store_migrations WHERE name = 'postgres-store.v4.outside-writes'
             """)
