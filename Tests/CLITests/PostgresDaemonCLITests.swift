@@ -148,12 +148,7 @@ struct PostgresDaemonCLITests {
         #expect(actual.stdout == expected.stdout, "the killed pass left nothing half-written: the store is the file's")
         let listed = try #require(expected.json as? [[String: Any]]).map(WatchReplay.id)
         for (process, output) in watchers {
-            var replay = try WatchReplay(output.text)
-            let until = Date().addingTimeInterval(20)
-            while replay.ids != listed && Date() < until {
-                Thread.sleep(forTimeInterval: 0.05)
-                replay = try WatchReplay(output.text)
-            }
+            let replay = try WatchReplay.reaching(listed) { output.text }
             #expect(replay.ids == listed, "a watcher's replayed regions are the list")
             kill(process.processIdentifier, SIGTERM)
             process.waitUntilExit()

@@ -52,13 +52,7 @@ struct PostgresWatchCLITests {
             "favorites": try #require(try tool.runWithoutStore(["--store", database, "--json", "favorites"]).json as? [[String: Any]]).map(WatchReplay.id),
         ]
         for watcher in watchers {
-            // The last commits may still be on their way: the replay must reach the list.
-            let deadline = Date().addingTimeInterval(20)
-            var replay = try WatchReplay(watcher.output.text)
-            while replay.ids != expected[watcher.list] && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-                replay = try WatchReplay(watcher.output.text)
-            }
+            let replay = try WatchReplay.reaching(expected[watcher.list] ?? []) { watcher.output.text }
             #expect(replay.ids == expected[watcher.list], "seed \(seed): \(watcher.list) replayed \(replay.ids), listed \(expected[watcher.list] ?? [])")
             #expect(replay.tokens == replay.tokens.sorted() && Set(replay.tokens).count == replay.tokens.count,
                     "seed \(seed): \(watcher.list)'s batches come in token order, none twice: \(replay.tokens)")
@@ -93,12 +87,7 @@ struct PostgresWatchCLITests {
 
         let expected = try #require(try tool.runWithoutStore(["--store", database, "--json", "favorites"]).json as? [[String: Any]]).map(WatchReplay.id)
         #expect(expected.count == 3)
-        let deadline = Date().addingTimeInterval(20)
-        var replay = try WatchReplay(output.text)
-        while replay.ids != expected && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
-            replay = try WatchReplay(output.text)
-        }
+        let replay = try WatchReplay.reaching(expected) { output.text }
         #expect(replay.ids == expected, "replayed \(replay.ids), listed \(expected)")
         kill(watcher.processIdentifier, SIGTERM)
         watcher.waitUntilExit()

@@ -30,6 +30,18 @@ public struct WatchReplay {
         self.table = table
     }
 
+    /// The replay of what `output` returns once its rows are `expected`, or at `timeout`
+    /// (the last commits may still be on their way to the watcher).
+    public static func reaching(_ expected: [Int64], timeout: TimeInterval = 20, of output: () -> String) throws -> WatchReplay {
+        let deadline = Date().addingTimeInterval(timeout)
+        var replay = try WatchReplay(output())
+        while replay.ids != expected && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            replay = try WatchReplay(output())
+        }
+        return replay
+    }
+
     /// The rows' Flickr ids in list order.
     public var ids: [Int64] { table.sections.flatMap(\.ids) }
 
