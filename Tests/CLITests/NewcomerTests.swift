@@ -85,9 +85,9 @@ private func runExample(_ tool: Tool, _ arguments: [String]) throws -> Tool.Run 
 
 @Suite("The tool as a newcomer meets it", .serialized)
 struct NewcomerTests {
-    @Test("Every example in every command's help runs, against a store synced from SampleData")
-    func helpExamples() throws {
-        let tool = try Tool()
+    @Test("Every example in every command's help runs, against a store synced from SampleData", arguments: StoreKind.available)
+    func helpExamples(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         #expect(try tool.run(["sync"]).status == 0)
         let overview = try tool.run(["--help"]).stdout
         let names = overview.split(separator: "\n").drop { !$0.hasPrefix("Commands:") }.dropFirst()
@@ -107,9 +107,9 @@ struct NewcomerTests {
         #expect(ran >= 20)
     }
 
-    @Test("The README's topregions commands run as written, against a SampleData store")
-    func readmeCommands() throws {
-        let tool = try Tool()
+    @Test("The README's topregions commands run as written, against a SampleData store", arguments: StoreKind.available)
+    func readmeCommands(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         #expect(try tool.run(["sync"]).status == 0)
         let readme = try String(contentsOf: Repository.root.appendingPathComponent("README.md"), encoding: .utf8)
         var inCode = false
@@ -193,9 +193,9 @@ struct NewcomerTests {
         #expect(relative.stderr.contains("no store at \(home)/.local/share/topregions/store.sqlite"), "\(relative.stderr)")
     }
 
-    @Test("Conventions: suggestions, help COMMAND, --, - for stdout, repeated options, unknown options")
-    func conventions() throws {
-        let tool = try Tool()
+    @Test("Conventions: suggestions, help COMMAND, --, - for stdout, repeated options, unknown options", arguments: StoreKind.available)
+    func conventions(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let typo = try tool.run(["regoins"])
         #expect(typo.status == 64 && typo.stderr.contains("unknown command \"regoins\"; did you mean \"regions\"?"))
@@ -216,9 +216,9 @@ struct NewcomerTests {
         #expect(!(try tool.run(["thumbnail", "--help"]).stdout.contains("--pages")), "only the options that apply")
     }
 
-    @Test("Regions are found without case or accents; near misses are suggested; shared names list their ids")
-    func regionNames() throws {
-        let tool = try Tool()
+    @Test("Regions are found without case or accents; near misses are suggested; shared names list their ids", arguments: StoreKind.available)
+    func regionNames(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let loose = try tool.run(["photos", "--region", "yucatan", "--json"])
         #expect(loose.status == 0 && ((loose.json as? [[String: Any]])?.count ?? 0) > 0, "\(loose.stderr)")
@@ -231,9 +231,9 @@ struct NewcomerTests {
         #expect(sharedLoosely.status == 1 && sharedLoosely.stderr.contains("Netherlands") && sharedLoosely.stderr.contains("Belgium"), "\(sharedLoosely.stderr)")
     }
 
-    @Test("Errors name the cause and the path in words, and photos by their Flickr id")
-    func errorsInWords() throws {
-        let tool = try Tool()
+    @Test("Errors name the cause and the path in words, and photos by their Flickr id", arguments: StoreKind.available)
+    func errorsInWords(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let unwritable = try tool.run(["thumbnail", "53300015459", "--output", "/nonexistent/x.jpg"])
         #expect(unwritable.status == 1 && unwritable.stderr.contains("cannot write /nonexistent/x.jpg: no such directory"), "\(unwritable.stderr)")
@@ -244,9 +244,9 @@ struct NewcomerTests {
         #expect(noImage.status == 1 && noImage.stderr.contains("SampleData holds images for a few photos only"), "\(noImage.stderr)")
     }
 
-    @Test("Lists say when they are empty; by country keeps each region's rank under its country's heading; plurals agree")
-    func listsReadWell() throws {
-        let tool = try Tool()
+    @Test("Lists say when they are empty; by country keeps each region's rank under its country's heading; plurals agree", arguments: StoreKind.available)
+    func listsReadWell(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         #expect(try tool.run(["favorites"]).stdout.contains("No favorites yet: `topregions favorites add ID`"))
         #expect(try tool.run(["recents"]).stdout.contains("No recents yet"))
