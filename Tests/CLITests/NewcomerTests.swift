@@ -258,17 +258,20 @@ struct NewcomerTests {
         #expect(!status.hasPrefix("\n") && status.contains(tool.store) && status.contains("last sync"), "\(status)")
     }
 
-    @Test("Canonically equal names: a region typed either way finds both forms (ambiguous), and two countries of such names are two headings")
-    func canonicallyEqualNames() async throws {
-        let tool = try Tool()
+    @Test("Canonically equal names: a region typed either way finds both forms (ambiguous), and two countries of such names are two headings",
+          arguments: StoreKind.available)
+    func canonicallyEqualNames(on kind: StoreKind) async throws {
+        let tool = try Tool(on: kind)
         try tool.run(["sync"])
         let regions = try #require(try tool.run(["regions", "--json", "--limit", "2"]).json as? [[String: Any]])
         let ids = regions.compactMap { $0["id"] as? String }
         try #require(ids.count == 2)
-        let gallery = try Gallery(path: tool.store)
-        try await gallery.store.write { transaction in
-            try transaction.execute("UPDATE Region SET name = ?, country = ? WHERE placeID = ?", [.text("Z\u{FC}rich"), .text("\u{D6}sterreich"), .text(ids[0])])
-            try transaction.execute("UPDATE Region SET name = ?, country = ? WHERE placeID = ?", [.text("Zu\u{308}rich"), .text("O\u{308}sterreich"), .text(ids[1])])
+        let gallery = try Gallery.openForWriting(tool.store)
+        try gallery.writableStore.write { transaction in
+            let p = transaction.dialect.parameter
+            let rename = "UPDATE Region SET name = \(p(1)), country = \(p(2)) WHERE placeID = \(p(3))"
+            try transaction.execute(rename, [.text("Z\u{FC}rich"), .text("\u{D6}sterreich"), .text(ids[0])])
+            try transaction.execute(rename, [.text("Zu\u{308}rich"), .text("O\u{308}sterreich"), .text(ids[1])])
         }
         gallery.close()
         for typed in ["Z\u{FC}rich", "Zu\u{308}rich"] {
@@ -281,10 +284,10 @@ struct NewcomerTests {
         #expect(headings.count == 2, "one heading per country as stored: \(byCountry)")
     }
 
-    @Test("sync --json says why it failed; a temporary failure exits 75, a bad key exits 1 with the next step")
-    func syncFailures() throws {
+    @Test("sync --json says why it failed; a temporary failure exits 75, a bad key exits 1 with the next step", arguments: StoreKind.available)
+    func syncFailures(on kind: StoreKind) throws {
         let server = try FlickrTestServer(apiKey: "right")
-        let tool = try Tool()
+        let tool = try Tool(on: kind)
         let badKey = try tool.run(["sync", "--json", "--endpoint", server.endpoint.absoluteString, "--api-key", "wrong", "--rate-limit", "none"])
         let error = (badKey.json as? [String: Any])?["error"] as? [String: Any]
         #expect(badKey.status == 1 && error?["kind"] as? String == "permanent", "\(badKey.stdout)")
@@ -293,9 +296,9 @@ struct NewcomerTests {
         #expect(down.status == 75 && ((down.json as? [String: Any])?["error"] as? [String: Any])?["source"] as? String == "127.0.0.1")
     }
 
-    @Test("The daemon logs JSON lines with --json")
-    func daemonJSON() throws {
-        let tool = try Tool()
+    @Test("The daemon logs JSON lines with --json", arguments: StoreKind.available)
+    func daemonJSON(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         let (process, _, errors) = try tool.process(["daemon", "--json", "--interval", "1h"])
         let log = LogReader(errors)
         #expect(log.wait(for: "\"event\":\"sleep\"", count: 1), "\(log.text)")
