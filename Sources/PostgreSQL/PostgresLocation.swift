@@ -75,8 +75,10 @@ public enum PostgresLocation {
     }
 
     /// What `redacted` hides of a URL, and each piece of it (split at `/`, `?`, `@`, `:`,
-    /// `&`, `=`) of four characters or more: libpq may read a URL otherwise than as
-    /// written (a `/` in a password ends its host) and quote a piece in its complaint.
+    /// `&`, `=`): libpq may read a URL otherwise than as written (a `/` in a password ends
+    /// its host) and quote a piece in its complaint (`invalid integer value "SEC" for
+    /// connection option "port"`). A piece of three characters or more is hidden wherever
+    /// it stands alone; a shorter one only quoted, as libpq quotes (else every "a" would go).
     static func hiddenParts(_ location: String) -> [String] {
         guard isURL(location), let schemeEnd = location.range(of: "://") else { return [] }
         let afterScheme = location[schemeEnd.upperBound...]
@@ -91,8 +93,8 @@ public enum PostgresLocation {
                 if parts.count == 2, !shown.contains(String(parameter)) { hidden.append(String(parts[1])) }
             }
         }
-        let pieces = hidden.flatMap { $0.split(whereSeparator: { "/?@:&=".contains($0) }).map(String.init) }.filter { $0.count >= 4 }
-        return (hidden + pieces).filter { !$0.isEmpty }
+        let pieces = hidden.flatMap { $0.split(whereSeparator: { "/?@:&=".contains($0) }).map(String.init) }.filter { !$0.isEmpty }
+        return (hidden + pieces.filter { $0.count >= 3 } + pieces.filter { $0.count < 3 }.map { "\"\($0)\"" }).filter { !$0.isEmpty }
     }
 
     /// `message` with each of `secrets` replaced by `***` where it stands on its own: not

@@ -45,4 +45,14 @@ struct PostgresStoreURLTests {
         #expect(run.status != 0 && !run.stderr.isEmpty)
         #expect(!(run.stderr + run.stdout).contains("hunter9"), "\(run.stderr)")
     }
+
+    @Test("A password cut by an unencoded / shows none of its pieces, however short, in libpq's complaint")
+    func shortPiecesOfAPassword() throws {
+        let tool = try Tool()
+        for url in ["postgresql://tr:SEC/RET6@127.0.0.1:1/conc", "postgresql://tr:Zq/9@127.0.0.1:1/conc"] {
+            let run = try tool.runWithoutStore(["--store", url, "status"], inOwnDirectory: true)
+            #expect(run.status != 0 && run.stderr.contains("***"), "\(run.stderr)")
+            for piece in ["SEC", "RET6", "Zq"] { #expect(!run.stderr.contains(piece), "\(piece): \(run.stderr)") }
+        }
+    }
 }
