@@ -83,8 +83,11 @@ final class PostgresDaemonPresence: SyncLockHold, @unchecked Sendable {
     static func parse(_ name: String?) -> RunningDaemon {
         guard let name, name.hasPrefix(namePrefix) else { return RunningDaemon(pid: nil, host: nil) }
         let rest = name.dropFirst(namePrefix.count)
-        guard let at = rest.firstIndex(of: "@"), let pid = Int32(rest[..<at]), pid > 0 else { return RunningDaemon(pid: nil, host: nil) }
+        guard let at = rest.firstIndex(of: "@") else { return RunningDaemon(pid: nil, host: nil) }
+        let pid = Int32(rest[..<at]).flatMap { $0 > 0 ? $0 : nil }
+        // A host as `sessionName` writes one: printable, no spaces or commas.
         let host = String(rest[rest.index(after: at)...])
-        return RunningDaemon(pid: pid, host: host.isEmpty ? nil : host)
+        let isHost = !host.isEmpty && host.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "," }
+        return RunningDaemon(pid: pid, host: isHost ? host : nil)
     }
 }

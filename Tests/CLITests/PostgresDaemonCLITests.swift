@@ -76,10 +76,11 @@ struct PostgresDaemonCLITests {
         let posing = try PostgresConnection(database), silent = try PostgresConnection(database)
         defer { posing.close(); silent.close() }
         _ = try posing.query("SET application_name = 'topregions daemon 4242@elsewhere'")
-        _ = try silent.query("SET application_name = 'topregions daemon x@y'")
+        _ = try silent.query("SET application_name = 'topregions daemon x@y, pid 2 on z'")
         // The key docs/operations.md gives.
         for connection in [posing, silent] { try connection.advisoryLockShared(0x746f_7072_6461_656d) }
         let three = try daemons()
+        #expect(!three.line.contains("pid 2 on z"), "a name that is not one this program gives adds no daemon: \(three.line)")
         #expect(three.line.contains("3 running") && three.line.contains("pid \(pids[1]) here") && three.line.contains("pid 4242 on elsewhere")
                 && three.line.contains("pid not known on a host not known"), "\(three.line)")
         #expect(three.json?["pid"] as? Int == pids[1], "this host's daemon is the one shown: \(three.json ?? [:])")
