@@ -27,23 +27,21 @@ extension PostgresConnection {
     }
 
     /// The holder of the advisory lock `$1` (a bigint) in the current database: its `pid`.
-    /// A bigint key is kept as two 32-bit halves, classid the high and objid the low.
-    public static let advisoryLockHolderQuery = """
-        SELECT pid FROM pg_locks
-        WHERE locktype = 'advisory' AND granted AND objsubid = 1
-          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND classid = (($1::bigint >> 32) & 4294967295)::oid AND objid = ($1::bigint & 4294967295)::oid
-        LIMIT 1
-        """
+    public static let advisoryLockHolderQuery = "SELECT pid FROM pg_locks l WHERE \(heldAdvisoryLock) LIMIT 1"
 
     /// The sessions holding the lock `$1` (a bigint) in the current database, shared or
     /// not: each one's `pid` and `application_name` (which every role may read of every
     /// session), in the order of their server processes.
     public static let advisoryLockHoldersQuery = """
         SELECT l.pid, a.application_name FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+        WHERE \(heldAdvisoryLock) ORDER BY l.pid
+        """
+
+    /// The rows of `pg_locks l` granting the advisory lock `$1` (a bigint) in the current
+    /// database. A bigint key is kept as two 32-bit halves, classid the high and objid the low.
+    private static let heldAdvisoryLock = """
+        l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
           AND l.classid = (($1::bigint >> 32) & 4294967295)::oid AND l.objid = ($1::bigint & 4294967295)::oid
-        ORDER BY l.pid
         """
 }

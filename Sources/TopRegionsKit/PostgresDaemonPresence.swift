@@ -64,7 +64,7 @@ final class PostgresDaemonPresence: SyncLockHold, @unchecked Sendable {
     /// server would turn anything else into `?`).
     static func sessionName(pid: Int32, host: String) -> String {
         let head = namePrefix + "\(pid)@"
-        let printable = host.unicodeScalars.filter { $0.value >= 0x21 && $0.value < 0x7F }.map(Character.init)
+        let printable = host.unicodeScalars.filter(isHostCharacter).map(Character.init)
         return head + String(printable.prefix(max(0, nameBytes - head.utf8.count)))
     }
 
@@ -85,9 +85,14 @@ final class PostgresDaemonPresence: SyncLockHold, @unchecked Sendable {
         let rest = name.dropFirst(namePrefix.count)
         guard let at = rest.firstIndex(of: "@") else { return RunningDaemon(pid: nil, host: nil) }
         let pid = Int32(rest[..<at]).flatMap { $0 > 0 ? $0 : nil }
-        // A host as `sessionName` writes one: printable, no spaces or commas.
         let host = String(rest[rest.index(after: at)...])
-        let isHost = !host.isEmpty && host.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "," }
+        let isHost = !host.isEmpty && host.unicodeScalars.allSatisfy(isHostCharacter)
         return RunningDaemon(pid: pid, host: isHost ? host : nil)
+    }
+
+    /// What a host's name holds in a session's name, as `sessionName` writes it and `parse`
+    /// reads it: printable ASCII, no spaces or commas (which the status line separates with).
+    private static func isHostCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value > 0x20 && scalar.value < 0x7F && scalar != ","
     }
 }
