@@ -27,22 +27,31 @@ enum PostgresHistory {
     }
 
     /// The transactions committed after `token`, oldest first; throws `historyTrimmed` when
-    /// some of them are no longer kept. Call inside one transaction (a snapshot).
-    static func entries(since token: Int64, on connection: PostgresConnection) throws -> [HistoryEntry] {
+    /// some of them are no longer kept. The rows of writes from outside this program
+    /// (`PostgresOutsideWrites`) are read too, and told in `schema`'s terms. Call inside one
+    /// transaction (a snapshot).
+    static func entries(since token: Int64, schema: Schema, on connection: PostgresConnection) throws -> [HistoryEntry] {
         let horizon = try horizon(on: connection)
         guard token >= horizon else {
             throw StoreError(.historyTrimmed,
                              "History since token \(token) is gone: it was trimmed up to token \(horizon); refetch instead")
         }
         var entries: [HistoryEntry] = []
+        var outside: [Int: PostgresOutsideWrites.RowsReference] = [:]
         try connection.query("SELECT token, committed_at, origin, author, changes FROM \(history) WHERE token > $1 ORDER BY token",
                              [.integer(token)]) { cursor in
             guard let token = cursor.integer(0), let committedAt = cursor.real(1), let origin = cursor.text(2) else {
                 throw StoreError(.corrupt, "An entry of \(history) after token \(token) has no token, time or origin")
             }
+            let bytes = cursor.bytes(4) ?? []
+            let reference = PostgresOutsideWrites.RowsReference(bytes)
+            if let reference { outside[entries.count] = reference }
             entries.append(HistoryEntry(token: token, committedAt: Date(timeIntervalSince1970: committedAt), origin: origin,
-                                        author: cursor.text(3), changes: try ChangeSet(encoded: cursor.bytes(4) ?? [])))
+                                        author: cursor.text(3), changes: reference == nil ? try ChangeSet(encoded: bytes) : ChangeSet()))
         }
+        guard !outside.isEmpty else { return entries }
+        let changes = try PostgresOutsideWrites.changes(of: Set(outside.values), schema: schema, on: connection)
+        for (index, reference) in outside { entries[index].changes = changes[reference.transaction] ?? ChangeSet() }
         return entries
     }
 
@@ -76,6 +85,7 @@ enum PostgresHistory {
             deleted += 1
             newest = max(newest ?? .min, cursor.integer(0) ?? .min)
         }
+        try PostgresOutsideWrites.trim(before: date, on: connection)
         guard let newest else { return 0 }
         try connection.query("""
             INSERT INTO \(PostgresHistorySchema.metadata) (key, value) VALUES ($1, $2)
@@ -110,13 +120,18 @@ enum PostgresHistory {
     static func pendingChanges(schema: Schema, on connection: PostgresConnection) throws -> ChangeSet {
         var assembler = ChangeSetAssembler(schema: schema)
         try connection.query(PostgresHistorySchema.pendingChangesQuery) { cursor in
-            guard let table = cursor.text(0), let kind = rowChangeKind(cursor.text(1)) else { return }
-            assembler.record(RowChange(table: table, kind: kind, oldID: cursor.integer(2), newID: cursor.integer(3),
-                                       changedColumns: decodeJSON([String].self, cursor.text(4)) ?? [],
-                                       oldReferences: references(cursor.text(5)),
-                                       newReferences: references(cursor.text(6))))
+            if let change = rowChange(cursor) { assembler.record(change) }
         }
         return assembler.changes
+    }
+
+    /// A row change as the triggers report it, in its first seven columns: table,
+    /// operation, old id, new id, changed columns (a JSON array), old and new references.
+    static func rowChange(_ cursor: PostgresCursor) -> RowChange? {
+        guard let table = cursor.text(0), let kind = rowChangeKind(cursor.text(1)) else { return nil }
+        return RowChange(table: table, kind: kind, oldID: cursor.integer(2), newID: cursor.integer(3),
+                         changedColumns: decodeJSON([String].self, cursor.text(4)) ?? [],
+                         oldReferences: references(cursor.text(5)), newReferences: references(cursor.text(6)))
     }
 
     private static func rowChangeKind(_ operation: String?) -> RowChange.Kind? {

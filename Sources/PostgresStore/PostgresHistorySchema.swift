@@ -8,8 +8,8 @@ import Store
 /// The rows a write changes are reported by a trigger on each tracked table, whatever
 /// wrote them (a record, a delete rule, raw SQL), into a temporary table of the writing
 /// session (`pendingChanges`), and only while the session has asked for it
-/// (`recordingSetting`). A session that has not (`psql`, a copy) has its transaction noted
-/// instead, and announced at its commit as changes unknown (`PostgresOutsideWrites`).
+/// (`recordingSetting`). A session that has not (`psql`) has its rows noted in a table
+/// instead, and announced at its commit (`PostgresOutsideWrites`).
 enum PostgresHistorySchema {
     static let migration = "postgres-store.v2.history"
     /// Replaced the first version's one trigger function for every table (which turned each
@@ -19,6 +19,9 @@ enum PostgresHistorySchema {
     /// Added the announcement of writes from sessions that do not record
     /// (`PostgresOutsideWrites`).
     static let outsideWritesMigration = "postgres-store.v4.outside-writes"
+    /// Writes from outside report their rows too, not only that they happened
+    /// (`PostgresOutsideWrites.rowsTable`).
+    static let outsideRowsMigration = "postgres-store.v5.outside-rows"
     static let history = "store_history"
     static let tokens = "store_history_token"
     static let metadata = "store_metadata"
@@ -50,7 +53,7 @@ enum PostgresHistorySchema {
         "CREATE TABLE \(cache) (name text PRIMARY KEY, fingerprint text NOT NULL, token bigint NOT NULL, data bytea NOT NULL)",
     ]
 
-    /// The triggers reporting each tracked table's changed rows (the third and fourth
+    /// The triggers reporting each tracked table's changed rows (the third to fifth
     /// versions' migration; each statement can run again): those of outside writes; any
     /// earlier ones dropped; on each table, its function called once per
     /// statement for the rows inserted or deleted (read from the statement's transition
@@ -86,10 +89,12 @@ enum PostgresHistorySchema {
     /// Reports the changed rows of `table`: their ids before and after, the columns whose
     /// value changed, and their references before and after (`name=id` pairs, commas
     /// between), read by name: no row is turned into JSON, so a write pays little for it.
+    /// A session of this program reports them into its temporary table; any other
+    /// (`psql`) through `PostgresOutsideWrites`, as arrays.
     private static func triggerFunctionStatement(_ table: PostgresTable, foreignKeys: [String]) -> String {
         let key = PostgresSchema.identifier(table.primaryKey)
         func references(_ row: String) -> String {
-            guard !foreignKeys.isEmpty else { return "NULL" }
+            guard !foreignKeys.isEmpty else { return "NULL::text" }
             let pairs = foreignKeys.map { "\(PostgresSchema.literal(.text($0 + "="))) || \(row).\(PostgresSchema.identifier($0))" }
             return "nullif(concat_ws(',', \(pairs.joined(separator: ", "))), '')"
         }
@@ -97,28 +102,40 @@ enum PostgresHistorySchema {
             let name = PostgresSchema.identifier(column.name)
             return "CASE WHEN NEW.\(name) IS DISTINCT FROM OLD.\(name) THEN \(PostgresSchema.literal(.text(column.name))) END"
         }
+        let note = PostgresOutsideWrites.noteRowsStatement
         return """
             CREATE OR REPLACE FUNCTION \(PostgresSchema.identifier(triggerFunction(for: table.name)))() RETURNS trigger LANGUAGE plpgsql AS $body$
             DECLARE
+                recording text := coalesce(current_setting('\(recordingSetting)', true), '');
                 changed text[];
             BEGIN
-                IF coalesce(current_setting('\(recordingSetting)', true), '') <> 'on' THEN
-                    IF coalesce(current_setting('\(recordingSetting)', true), '') <> 'off' THEN
-                        \(PostgresOutsideWrites.noteStatement)
-                    END IF;
+                IF recording = 'off' THEN
                     RETURN NULL;
                 END IF;
-                IF TG_OP = 'INSERT' THEN
+                IF TG_OP = 'UPDATE' THEN
+                    changed := array_remove(ARRAY[\(comparisons.joined(separator: ",\n                        "))]::text[], NULL);
+                    IF cardinality(changed) = 0 THEN
+                        RETURN NULL;
+                    END IF;
+                END IF;
+                IF recording <> 'on' THEN
+                    IF TG_OP = 'INSERT' THEN
+                        \(note) TG_TABLE_NAME, TG_OP, NULL::bigint[], ARRAY(SELECT affected.\(key) FROM \(insertedRows) AS affected),
+                            NULL::text[], NULL::text[], ARRAY(SELECT \(references("affected")) FROM \(insertedRows) AS affected);
+                    ELSIF TG_OP = 'DELETE' THEN
+                        \(note) TG_TABLE_NAME, TG_OP, ARRAY(SELECT affected.\(key) FROM \(deletedRows) AS affected), NULL::bigint[],
+                            NULL::text[], ARRAY(SELECT \(references("affected")) FROM \(deletedRows) AS affected), NULL::text[];
+                    ELSE
+                        \(note) TG_TABLE_NAME, TG_OP, ARRAY[OLD.\(key)], ARRAY[NEW.\(key)], changed,
+                            ARRAY[\(references("OLD"))], ARRAY[\(references("NEW"))];
+                    END IF;
+                ELSIF TG_OP = 'INSERT' THEN
                     INSERT INTO pg_temp.\(pendingChanges) (table_name, operation, new_id, new_refs)
                     SELECT TG_TABLE_NAME, TG_OP, affected.\(key), \(references("affected")) FROM \(insertedRows) AS affected;
                 ELSIF TG_OP = 'DELETE' THEN
                     INSERT INTO pg_temp.\(pendingChanges) (table_name, operation, old_id, old_refs)
                     SELECT TG_TABLE_NAME, TG_OP, affected.\(key), \(references("affected")) FROM \(deletedRows) AS affected;
                 ELSE
-                    changed := array_remove(ARRAY[\(comparisons.joined(separator: ",\n                        "))]::text[], NULL);
-                    IF cardinality(changed) = 0 THEN
-                        RETURN NULL;
-                    END IF;
                     INSERT INTO pg_temp.\(pendingChanges) (table_name, operation, old_id, new_id, changed, old_refs, new_refs)
                     VALUES (TG_TABLE_NAME, TG_OP, OLD.\(key), NEW.\(key), changed, \(references("OLD")), \(references("NEW")));
                 END IF;

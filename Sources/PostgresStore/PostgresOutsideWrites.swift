@@ -1,51 +1,100 @@
 import Foundation
+import PostgreSQL
 import Store
 
-/// How a write from a session that does not record its rows (`psql`, another program)
-/// still reaches every watcher: the tracked tables' triggers note the transaction in
-/// `table` (one row per transaction); a trigger on that table, deferred to the commit,
-/// appends one history entry whose changes are unknown (`ChangeSet.unrecordedEncoding`)
-/// and announces its token. Watchers take such an entry as a gap: they refetch.
+/// How a write from a session that does not record its rows in a temporary table, as this
+/// program's do (`psql`, another program), still reaches every watcher row by row: the
+/// tracked tables' triggers note the rows in `rowsTable` and the transaction in `table`
+/// (one row per transaction); a trigger on that table, deferred to the commit, appends one
+/// history entry that refers to the noted rows (`RowsReference`) and announces its token.
+/// A reader turns those rows into the entry's change set, as a writer of this program does
+/// with its own.
 ///
-/// A session that sets `PostgresHistorySchema.recordingSetting` to `off` writes without
-/// either (a benchmark's baseline, a bulk repair that is announced otherwise).
+/// A transaction whose rows cannot all be told (a `TRUNCATE`, more than `rowLimit` rows)
+/// gets an entry whose changes are unknown (`ChangeSet.unrecordedEncoding`): watchers take
+/// it as a gap and refetch. A session that sets `PostgresHistorySchema.recordingSetting`
+/// to `off` writes without either (a benchmark's baseline, a bulk repair announced
+/// otherwise).
 enum PostgresOutsideWrites {
     static let table = "store_outside_writes"
+    /// The rows each outside transaction changed, until history is trimmed past them.
+    static let rowsTable = "store_outside_rows"
+    /// Both tables, as the schema's drift check reads them.
+    static let tables = [table, rowsTable]
     /// The trigger on `table`, and its function: the history entry at commit.
     static let triggerName = "store_record_outside_write"
-    /// The function the tracked tables' triggers call in a session that does not record.
+    /// The function a tracked table's trigger calls for rows it cannot report (`TRUNCATE`).
     static let noteFunction = "store_note_outside_write"
+    /// The function the tracked tables' triggers call with the rows an outside statement
+    /// changed: table, operation, ids before and after, changed columns, references before
+    /// and after (`PostgresHistorySchema`'s form).
+    static let rowsFunction = "store_note_outside_rows"
     /// The trigger on each tracked table, and its function, for `TRUNCATE`: it reports no
     /// rows, so even a session that records has its truncation announced as from outside.
     static let truncateTriggerName = "store_record_truncate"
     /// The origin of the history entries of outside writes.
     static let origin = "outside"
+    static let rowLimit = PostgresStore.outsideWriteRowLimit
 
-    /// What a tracked table's trigger function runs in a session that does not record:
-    /// through the store's schema (the trigger's own), whatever the session's search path.
+    /// What a tracked table's trigger function runs for a truncation: through the store's
+    /// schema (the trigger's own), whatever the session's search path.
     static let noteStatement = "EXECUTE format('SELECT %I.\(noteFunction)()', TG_TABLE_SCHEMA);"
 
-    /// The table, both functions and the trigger; each statement can run again (`migrate`
+    /// What a tracked table's trigger function runs with the rows a statement changed, in
+    /// `USING` order: table, operation, old ids, new ids, changed columns, old references,
+    /// new references (arrays but the changed columns; NULL for an absent side).
+    static let noteRowsStatement = "EXECUTE format('SELECT %I.\(rowsFunction)($1, $2, $3, $4, $5, $6, $7)', TG_TABLE_SCHEMA) USING"
+
+    /// The tables, functions and the trigger; each statement can run again (`migrate`
     /// repairs with them). The functions run as their owner, who may write the history, with
     /// the search path pinned to the store's schema: a role that may only write a gallery's
     /// tables still has its writes announced, and cannot redirect them.
     static let statements: [String] = [
         "CREATE TABLE IF NOT EXISTS \(table) (transaction_id bigint PRIMARY KEY)",
+        "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS rows_unknown boolean NOT NULL DEFAULT false",
+        """
+        CREATE TABLE IF NOT EXISTS \(rowsTable) (
+            transaction_id bigint NOT NULL, seq bigserial, noted_at double precision NOT NULL,
+            table_name text NOT NULL, operation text NOT NULL, old_id bigint, new_id bigint,
+            changed text[], old_refs text, new_refs text, PRIMARY KEY (transaction_id, seq))
+        """,
+        "CREATE INDEX IF NOT EXISTS \(rowsTable)_noted_at ON \(rowsTable) (noted_at)",
         """
         CREATE OR REPLACE FUNCTION \(noteFunction)() RETURNS void LANGUAGE sql SECURITY DEFINER AS $body$
-            INSERT INTO \(table) (transaction_id) VALUES (txid_current()) ON CONFLICT DO NOTHING
+            INSERT INTO \(table) (transaction_id, rows_unknown) VALUES (txid_current(), true)
+                ON CONFLICT (transaction_id) DO UPDATE SET rows_unknown = true
+        $body$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION \(rowsFunction)(text, text, bigint[], bigint[], text[], text[], text[])
+            RETURNS void LANGUAGE sql SECURITY DEFINER AS $body$
+            INSERT INTO \(table) (transaction_id) SELECT txid_current()
+                WHERE greatest(cardinality($3), cardinality($4)) > 0 ON CONFLICT DO NOTHING;
+            INSERT INTO \(rowsTable) (transaction_id, noted_at, table_name, operation, old_id, new_id, changed, old_refs, new_refs)
+                SELECT txid_current(), extract(epoch FROM clock_timestamp())::double precision, $1, $2,
+                       noted.old_id, noted.new_id, $5, noted.old_refs, noted.new_refs
+                FROM unnest($3, $4, $6, $7) AS noted(old_id, new_id, old_refs, new_refs)
         $body$
         """,
         """
         CREATE OR REPLACE FUNCTION \(triggerName)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $body$
         DECLARE
             appended bigint;
+            unknown boolean;
+            noted bigint;
+            changes bytea := '\(hex(ChangeSet.unrecordedEncoding))'::bytea;
         BEGIN
-            DELETE FROM \(table) WHERE transaction_id = NEW.transaction_id;
+            DELETE FROM \(table) WHERE transaction_id = NEW.transaction_id RETURNING rows_unknown INTO unknown;
+            SELECT count(*) INTO noted FROM \(rowsTable) WHERE transaction_id = NEW.transaction_id;
+            IF coalesce(unknown, true) OR noted = 0 OR noted > \(rowLimit) THEN
+                DELETE FROM \(rowsTable) WHERE transaction_id = NEW.transaction_id;
+            ELSE
+                changes := '\(hex([RowsReference.marker]))'::bytea || int8send(NEW.transaction_id) || int8send(noted);
+            END IF;
             PERFORM pg_advisory_xact_lock(\(PostgresHistorySchema.tokenLockKey));
             INSERT INTO \(PostgresHistorySchema.history) (token, committed_at, origin, author, changes)
                 VALUES (nextval('\(PostgresHistorySchema.tokens)'), extract(epoch FROM clock_timestamp())::double precision,
-                        '\(origin)', NULL, '\(unrecordedLiteral)'::bytea)
+                        '\(origin)', NULL, changes)
                 RETURNING token INTO appended;
             PERFORM pg_notify('\(PostgresHistorySchema.channel)', appended::text);
             RETURN NULL;
@@ -65,6 +114,8 @@ enum PostgresOutsideWrites {
         """
         DO $body$ BEGIN
             EXECUTE format('ALTER FUNCTION %I.\(noteFunction)() SET search_path = %I, pg_temp', current_schema(), current_schema());
+            EXECUTE format('ALTER FUNCTION %I.\(rowsFunction)(text, text, bigint[], bigint[], text[], text[], text[]) '
+                           'SET search_path = %I, pg_temp', current_schema(), current_schema());
             EXECUTE format('ALTER FUNCTION %I.\(triggerName)() SET search_path = %I, pg_temp', current_schema(), current_schema());
         END $body$
         """,
@@ -81,8 +132,60 @@ enum PostgresOutsideWrites {
          "CREATE TRIGGER \(truncateTriggerName) AFTER TRUNCATE ON \(name) FOR EACH STATEMENT EXECUTE FUNCTION \(truncateTriggerName)()"]
     }
 
-    /// `ChangeSet.unrecordedEncoding` as a `bytea` literal.
-    private static var unrecordedLiteral: String {
-        "\\x" + ChangeSet.unrecordedEncoding.map { String(format: "%02x", $0) }.joined()
+    /// Bytes as a `bytea` literal's text.
+    private static func hex(_ bytes: [UInt8]) -> String {
+        "\\x" + bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The changes of a history entry of an outside write whose rows are in `rowsTable`:
+    /// `marker`, then the transaction's id and the number of its rows (8 bytes each, most
+    /// significant first, as `int8send` writes them).
+    struct RowsReference: Hashable {
+        static let marker = ChangeSet.externalRowsMarker
+        var transaction: Int64
+        var rowCount: Int64
+
+        /// Nil when `bytes` are not such a reference.
+        init?(_ bytes: [UInt8]) {
+            guard bytes.count == 17, bytes[0] == Self.marker else { return nil }
+            func integer(at start: Int) -> Int64 {
+                bytes[start..<start + 8].reduce(Int64(0)) { ($0 << 8) | Int64($1) }
+            }
+            transaction = integer(at: 1)
+            rowCount = integer(at: 9)
+        }
+    }
+
+    /// The change set of each referenced transaction, by transaction id. Throws `decoding`
+    /// when a transaction's rows are not all there (trimmed while it ran): the reader then
+    /// refetches, as for an entry of unknown changes.
+    static func changes(of references: Set<RowsReference>, schema: Schema,
+                        on connection: PostgresConnection) throws -> [Int64: ChangeSet] {
+        var assemblers: [Int64: ChangeSetAssembler] = [:]
+        var counts: [Int64: Int64] = [:]
+        let ids = PostgresValue.text("{" + references.map { String($0.transaction) }.joined(separator: ",") + "}")
+        try connection.query("""
+            SELECT table_name, operation, old_id, new_id, array_to_json(changed)::text, old_refs, new_refs, transaction_id
+              FROM \(rowsTable) WHERE transaction_id = ANY($1::bigint[]) ORDER BY transaction_id, seq
+            """, [ids]) { cursor in
+            guard let transaction = cursor.integer(7) else { return }
+            counts[transaction, default: 0] += 1
+            guard let change = PostgresHistory.rowChange(cursor) else { return }
+            assemblers[transaction, default: ChangeSetAssembler(schema: schema)].record(change)
+        }
+        var changes: [Int64: ChangeSet] = [:]
+        for reference in references {
+            guard counts[reference.transaction] == reference.rowCount else {
+                throw StoreError(.decoding, "History entry of a commit made outside this program lost its rows "
+                                 + "(\(counts[reference.transaction] ?? 0) of \(reference.rowCount) kept)")
+            }
+            changes[reference.transaction] = assemblers[reference.transaction]?.changes ?? ChangeSet()
+        }
+        return changes
+    }
+
+    /// Deletes the rows noted before `date` (their entries are trimmed with them).
+    static func trim(before date: Date, on connection: PostgresConnection) throws {
+        try connection.query("DELETE FROM \(rowsTable) WHERE noted_at < $1", [.real(date.timeIntervalSince1970)])
     }
 }

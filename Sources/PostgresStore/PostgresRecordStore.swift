@@ -135,7 +135,7 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
     }
 
     public func history(since token: Int64) throws -> [HistoryEntry] {
-        try snapshot { try PostgresHistory.entries(since: token, on: $0) }
+        try snapshot { try PostgresHistory.entries(since: token, schema: schema, on: $0) }
     }
 
     /// Deletes history committed before `date`. Returns how many entries were deleted.

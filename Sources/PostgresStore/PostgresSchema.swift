@@ -17,14 +17,15 @@ public struct PostgresSchema: Sendable {
 
     /// The PostgreSQL store's own migrations, applied after the program's.
     static let ownMigrations = ["postgres-store.v1.tables", PostgresHistorySchema.migration, PostgresHistorySchema.rowTriggersMigration,
-                                PostgresHistorySchema.outsideWritesMigration]
+                                PostgresHistorySchema.outsideWritesMigration, PostgresHistorySchema.outsideRowsMigration]
 
     /// The statements of each of the store's own migrations after the first, which a
     /// store of an older version of this program gets from `migrate`.
     func upgradeStatements(_ migration: String) -> [String]? {
         switch migration {
         case PostgresHistorySchema.migration: return PostgresHistorySchema.tableStatements
-        case PostgresHistorySchema.rowTriggersMigration, PostgresHistorySchema.outsideWritesMigration:
+        case PostgresHistorySchema.rowTriggersMigration, PostgresHistorySchema.outsideWritesMigration,
+             PostgresHistorySchema.outsideRowsMigration:
             return PostgresHistorySchema.triggerStatements(self)
         default: return nil
         }

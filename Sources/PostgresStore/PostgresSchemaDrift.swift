@@ -11,7 +11,7 @@ extension PostgresStore {
     /// beside the store's are not differences.
     public func schemaDifferences() throws -> [String] {
         try PostgresStoreError.wrapping("cannot read the schema of", location: redactedLocation) {
-            let catalog = try CatalogSnapshot(connection, tables: schema.tables().map(\.name) + [PostgresOutsideWrites.table])
+            let catalog = try CatalogSnapshot(connection, tables: schema.tables().map(\.name) + PostgresOutsideWrites.tables)
             return schema.tables().flatMap { catalog.differences(from: $0) } + catalog.triggerDifferences(tracked: trackedTables)
                 + (try sessionDifferences())
         }
@@ -28,7 +28,7 @@ extension PostgresStore {
     /// The history's triggers missing or disabled (then no watcher hears of the writes to
     /// those tables); `migrate` makes them again.
     func triggerDifferences() throws -> [String] {
-        try CatalogSnapshot(connection, tables: trackedTables + [PostgresOutsideWrites.table]).triggerDifferences(tracked: trackedTables)
+        try CatalogSnapshot(connection, tables: trackedTables + PostgresOutsideWrites.tables).triggerDifferences(tracked: trackedTables)
     }
 
     private var trackedTables: [String] { schema.schema.entities.filter(\.isTracked).map { $0.name.lowercased() } }
@@ -112,15 +112,17 @@ private struct CatalogSnapshot {
     }
 
     /// The history's triggers (`PostgresHistorySchema`) each tracked table lacks, or has
-    /// disabled; and that of outside writes (`PostgresOutsideWrites`).
+    /// disabled; and that of outside writes and their table of rows (`PostgresOutsideWrites`).
     func triggerDifferences(tracked: [String]) -> [String] {
         let expected = [PostgresHistorySchema.triggerName, PostgresHistorySchema.insertTriggerName, PostgresHistorySchema.deleteTriggerName,
                         PostgresOutsideWrites.truncateTriggerName]
         let outside = triggerDifference(PostgresOutsideWrites.triggerName, on: PostgresOutsideWrites.table,
                                         consequence: "watchers would not hear of writes from psql or other programs")
+        let rows = columns[PostgresOutsideWrites.rowsTable] == nil
+            ? "table \(PostgresOutsideWrites.rowsTable) is missing: writes from psql or other programs would fail" : nil
         return tracked.flatMap { table in
             expected.compactMap { triggerDifference($0, on: table, consequence: "watchers would not hear of its writes") }
-        } + [outside].compactMap { $0 }
+        } + [outside, rows].compactMap { $0 }
     }
 
     private func triggerDifference(_ name: String, on table: String, consequence: String) -> String? {

@@ -23,6 +23,10 @@ public final class PostgresStore {
     /// (`busy`), unless told otherwise: as long as a SQLite store waits for another writer.
     public static let defaultLockTimeout: TimeInterval = 60
 
+    /// Past this many rows, a transaction from outside this program (`psql`) is announced
+    /// as changes unknown: watchers refetch once rather than read that many rows.
+    public static let outsideWriteRowLimit = 10_000
+
     /// Connects to the database at `location` (a `postgresql://` URL; libpq's settings
     /// such as `PGPASSFILE` and `sslmode` apply). Nothing is read or created yet. A
     /// statement waits at most `lockTimeout` for a lock another session holds.

@@ -5,11 +5,16 @@
 /// stored as zigzag varint deltas, so a large insert of consecutive ids costs a byte an id.
 /// This format is part of the store file's contract: change it only with a new version byte.
 /// Version 0, a single byte, marks a commit whose changes were not recorded (a PostgreSQL
-/// store written from `psql`): reading it throws `decoding`, which observers take as a gap.
+/// store written from `psql`, its rows too many or truncated): reading it throws
+/// `decoding`, which observers take as a gap. A first byte of `externalRowsMarker` marks an
+/// entry whose rows its store keeps apart (the PostgreSQL store's writes from `psql`): that
+/// store reads them; this initializer refuses it.
 extension ChangeSet {
     static let encodingVersion: UInt8 = 1
     /// The entry of a commit whose changed rows are unknown.
     package static let unrecordedEncoding: [UInt8] = [0]
+    /// The first byte of an entry whose changed rows are kept outside it.
+    package static let externalRowsMarker: UInt8 = 0xFE
 
     package func encoded() -> [UInt8] {
         var writer = ByteWriter()
@@ -38,6 +43,9 @@ extension ChangeSet {
         let version = try reader.byte()
         guard bytes != Self.unrecordedEncoding else {
             throw StoreError(.decoding, "History entry of a commit made outside this program: which rows it changed was not recorded")
+        }
+        guard version != Self.externalRowsMarker else {
+            throw StoreError(.decoding, "History entry refers to rows kept apart, which only its own store reads")
         }
         guard version == Self.encodingVersion else {
             throw StoreError(.decoding, "History entry has format version \(version); this program reads version \(Self.encodingVersion)")

@@ -62,7 +62,7 @@ struct PostgresWatchCLITests {
         }
     }
 
-    @Test("A watcher hears what psql writes (its changes unknown, so it refetches): its replayed batches equal the list after")
+    @Test("A watcher hears what psql writes row by row: one delete, the other rows untouched; its replayed batches equal the list after")
     func watcherHearsPsql() throws {
         let tool = try Tool()
         let database = try PostgresTestServer.shared().makeDatabase("watchpsql")
@@ -89,6 +89,10 @@ struct PostgresWatchCLITests {
         #expect(expected.count == 3)
         let replay = try WatchReplay.reaching(expected) { output.text }
         #expect(replay.ids == expected, "replayed \(replay.ids), listed \(expected)")
+        let batches = replay.messages.dropFirst()
+        let rows = { (key: String) in batches.flatMap { ($0[key] as? [Any]) ?? [] }.count }
+        #expect(rows("deletes") == 1 && rows("inserts") == 0 && rows("moves") == 0 && rows("updates") == 0,
+                "one delete, nothing said of the rows psql did not touch: \(batches)")
         kill(watcher.processIdentifier, SIGTERM)
         watcher.waitUntilExit()
         #expect(watcher.terminationStatus == 0)

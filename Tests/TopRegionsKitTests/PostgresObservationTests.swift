@@ -13,6 +13,7 @@ final class ReplayedTable: ResultsControllerDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private var table: TableModel
     private var failures: [String] = []
+    private var batches: [ChangeBatch] = []
 
     init(_ controller: ResultsController<some Record>) {
         table = TableModel(controller.snapshot)
@@ -20,7 +21,17 @@ final class ReplayedTable: ResultsControllerDelegate, @unchecked Sendable {
 
     func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
         lock.withLock {
+            batches.append(change.batch)
             do { try table.apply(change.batch) } catch { failures.append("\(error)") }
+        }
+    }
+
+    /// The ids of the rows the batches so far deleted, inserted, moved or updated.
+    var touchedIDs: Set<Int64> {
+        lock.withLock {
+            Set(batches.flatMap { batch in
+                batch.rowDeletes.map(\.id) + batch.rowInserts.map(\.id) + batch.moves.map(\.id) + batch.updates.map(\.id)
+            })
         }
     }
 

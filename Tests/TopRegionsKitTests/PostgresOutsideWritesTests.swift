@@ -6,8 +6,9 @@ import TestSupport
 import Testing
 @testable import TopRegionsKit
 
-/// Writes from sessions that do not record their rows (`psql`, another program) reach
-/// every watcher as a commit whose changes are unknown: the watchers refetch.
+/// Writes from sessions that do not record their rows as this program's do (`psql`, another
+/// program) reach every watcher as a commit with its rows; too many rows, or a truncation,
+/// as a commit whose changes are unknown: the watchers refetch.
 @Suite("Writes to a PostgreSQL store from outside this program", .serialized,
        .enabled(if: PostgresTestServer.shouldRun, "PostgreSQL is not installed: \(PostgresTestServer.enablingCommand)"))
 struct PostgresOutsideWritesTests {
@@ -22,7 +23,7 @@ struct PostgresOutsideWritesTests {
         try connection.query(sql).rows.first?.first ?? nil
     }
 
-    @Test("A transaction from psql's kind of session is one entry of unknown changes: a controller refetches and equals the query; a rollback and a session with recording off add none")
+    @Test("A transaction from psql's kind of session is one entry that carries its rows: a controller's batch touches only the row written and its replay equals the query; a rollback and a session with recording off add none")
     func outsideTransactionReachesControllers() async throws {
         let fixture = try await CopyFixture.copied()
         let watcher = try PostgresGallery(location: fixture.database)
@@ -43,23 +44,91 @@ struct PostgresOutsideWritesTests {
             COMMIT
             """)
         let added = try Self.entries(after: before, on: outside)
-        #expect(added.count == 1 && added.first?[1] == "outside" && added.first?[2] == "00", "one entry for two statements: \(added)")
+        #expect(added.count == 1 && added.first?[1] == "outside", "one entry for two statements: \(added)")
+        #expect(added.first?[2]?.hasPrefix("fe") == true, "the entry refers to the rows kept apart: \(added)")
         let token = try watcher.currentToken()
         #expect(token > before)
         #expect(regions.waitUntilProcessed(through: token, timeout: 20), "the controller hears the outside commit")
         let expected = try watcher.read { try $0.fetchIDs(Gallery.topRegionsRequest(limit: 10, byCountry: false)) }
         #expect(expected.first == last, "the region written from outside is first")
         #expect(table.state.ids.flatMap { $0 } == expected && table.state.failures == [], "the replayed table is the query")
-        #expect { try watcher.history(since: before) } throws: { "\($0)".contains("made outside this program") }
+        #expect(table.touchedIDs == [last], "the batch names only the region written, not every row shown: \(table.touchedIDs)")
+        let history = try watcher.history(since: before)
+        #expect(history.map(\.origin) == ["outside"])
+        #expect(history.first?.changes["Region"].updated == [last: ["photographerCount", "name"]], "\(String(describing: history.first?.changes))")
 
         try outside.execute("BEGIN; UPDATE region SET photocount = 0 WHERE id = \(last); ROLLBACK")
-        try outside.execute("SET topregions.record_changes = 'off'; UPDATE region SET country = country WHERE id = \(last); RESET topregions.record_changes")
-        #expect(try Self.entries(after: token, on: outside) == [], "nothing for a rollback, nor for a session that turned recording off")
+        try outside.execute("SET topregions.record_changes = 'off'; UPDATE region SET country = country || '!' WHERE id = \(last); RESET topregions.record_changes")
+        try outside.execute("UPDATE region SET country = country WHERE id = \(last)")
+        #expect(try Self.entries(after: token, on: outside) == [],
+                "nothing for a rollback, for a session that turned recording off, nor for an update that changed no value")
         #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_writes", on: outside) == "0", "no transaction stays noted")
 
-        // TRUNCATE reports no rows: announced as well.
-        try outside.execute("TRUNCATE recent")
+        // TRUNCATE reports no rows: its transaction's changes are unknown, whatever else it wrote.
+        let kept = try Self.scalar("SELECT count(*)::text FROM store_outside_rows", on: outside)
+        try outside.execute("BEGIN; UPDATE region SET photocount = photocount + 1 WHERE id = \(last); TRUNCATE recent; COMMIT")
         #expect(try Self.entries(after: token, on: outside).map { $0[1] } == ["outside"], "a truncation is announced")
+        #expect(try Self.entries(after: token, on: outside).map { $0[2] } == ["00"], "as changes unknown")
+        #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_rows", on: outside) == kept, "the truncating transaction's rows are not kept")
+        let newest = try watcher.currentToken()
+        #expect(regions.waitUntilProcessed(through: newest, timeout: 20), "the controller hears the truncation")
+        let afterTruncate = try watcher.read { try $0.fetchIDs(Gallery.topRegionsRequest(limit: 10, byCountry: false)) }
+        #expect(table.state.ids.flatMap { $0 } == afterTruncate && table.state.failures == [], "and refetches: its table is the query")
+    }
+
+    @Test("Rows deleted and inserted from psql are reported with both ends of their references; more rows than the limit, or rows lost before they are read, are changes unknown, which controllers take as a gap; trimming the history deletes the rows")
+    func outsideRowsInsertsDeletesAndLimits() async throws {
+        let fixture = try await CopyFixture.copied()
+        let watcher = try PostgresGallery(location: fixture.database)
+        defer { watcher.close() }
+        let outside = try fixture.connect()
+        defer { outside.close() }
+        let link = try #require(try outside.query("SELECT id, region_id, photographer_id FROM regionphotographer ORDER BY id LIMIT 1").rows.first)
+        let (id, region, photographer) = (try #require(Int64(link[0] ?? "")), try #require(Int64(link[1] ?? "")),
+                                          try #require(Int64(link[2] ?? "")))
+        var token = try watcher.currentToken()
+        try outside.execute("CREATE TEMPORARY TABLE saved AS SELECT * FROM regionphotographer WHERE id = \(id); DELETE FROM regionphotographer WHERE id = \(id)")
+        let deleted = try #require(try watcher.history(since: token).first?.changes)
+        #expect(deleted["RegionPhotographer"].deleted == [id])
+        #expect(deleted["Region"].updated[region]?.contains("photographerLinks") == true, "the region at the other end: \(deleted)")
+        #expect(deleted["Photographer"].updated[photographer]?.contains("regionLinks") == true, "the photographer too: \(deleted)")
+        token = try watcher.currentToken()
+        try outside.execute("INSERT INTO regionphotographer SELECT * FROM saved")
+        let inserted = try #require(try watcher.history(since: token).first?.changes)
+        #expect(inserted["RegionPhotographer"].inserted == [id] && inserted["Region"].updated[region]?.contains("photographerLinks") == true,
+                "\(inserted)")
+
+        let regions = try watcher.topRegionsController(limit: 10)
+        try regions.performFetch()
+        let table = ReplayedTable(regions)
+        regions.delegate = table
+        let last = try #require(regions.fetchedIDs.last)
+        token = try watcher.currentToken()
+        let kept = try Self.scalar("SELECT count(*)::text FROM store_outside_rows", on: outside)
+        try outside.execute("""
+            DO $$ BEGIN
+                FOR i IN 1..\(PostgresStore.outsideWriteRowLimit + 1) LOOP
+                    UPDATE region SET photographercount = photographercount + 1000 WHERE id = \(last);
+                END LOOP;
+            END $$
+            """)
+        #expect(try Self.entries(after: token, on: outside).map { $0[2] } == ["00"], "past the limit, the changes are unknown")
+        #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_rows", on: outside) == kept, "and its rows are not kept")
+        #expect { try watcher.history(since: token) } throws: { "\($0)".contains("made outside this program") }
+        let newest = try watcher.currentToken()
+        #expect(regions.waitUntilProcessed(through: newest, timeout: 20), "the controller hears it")
+        let expected = try watcher.read { try $0.fetchIDs(Gallery.topRegionsRequest(limit: 10, byCountry: false)) }
+        #expect(expected.first == last && table.state.ids.flatMap { $0 } == expected && table.state.failures == [],
+                "the controller refetched: its replayed table is the query")
+
+        token = newest
+        try outside.execute("UPDATE region SET name = name || '!' WHERE id = \(last)")
+        try outside.execute("DELETE FROM store_outside_rows WHERE old_id = \(last) AND table_name = 'region'")
+        #expect { try watcher.history(since: token) } throws: { "\($0)".contains("lost its rows") }
+
+        let records = try PostgresRecordStore(PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres))
+        _ = try records.trimHistory(before: Date().addingTimeInterval(1))
+        #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_rows", on: outside) == "0", "trimmed with the history")
     }
 
     @Test("A role that may only update one table, its search path pointing at a look-alike history, still has its write announced in the store's history")
@@ -75,6 +144,7 @@ struct PostgresOutsideWritesTests {
             CREATE SCHEMA lookalike;
             CREATE TABLE lookalike.store_history (LIKE public.store_history);
             CREATE TABLE lookalike.store_outside_writes (LIKE public.store_outside_writes);
+            CREATE TABLE lookalike.store_outside_rows (LIKE public.store_outside_rows);
             GRANT USAGE ON SCHEMA lookalike TO \(role);
             GRANT ALL ON ALL TABLES IN SCHEMA lookalike TO \(role);
             ALTER ROLE \(role) SET search_path = lookalike, public
@@ -86,39 +156,67 @@ struct PostgresOutsideWritesTests {
         try restricted.execute("UPDATE public.region SET photocount = photocount + 1 WHERE id = (SELECT min(id) FROM public.region)")
         #expect(try Self.entries(after: before, on: admin).map { $0[1] } == ["outside"], "the entry is in the store's history")
         #expect(try Self.scalar("SELECT count(*)::text FROM lookalike.store_history", on: admin) == "0", "not in the look-alike")
+        #expect(try Self.scalar("SELECT count(*)::text FROM lookalike.store_outside_rows", on: admin) == "0", "nor its rows")
+        #expect(try Self.entries(after: before, on: admin).first?[2]?.hasPrefix("fe") == true, "the rows are told")
         #expect { try restricted.execute("SELECT * FROM public.store_history") } throws: { "\($0)".contains("permission denied") }
     }
 
-    @Test("A store without the announcement of outside writes (its trigger dropped, or a store of the version before) is named by check and made whole by migrate")
+    @Test("A store without the announcement of outside writes (its trigger or its table of rows dropped, or a store of one of the two versions before) is named by check and made whole by migrate")
     func missingOutsideTriggerRepairedByMigrate() async throws {
         let fixture = try await CopyFixture.copied()
         let connection = try fixture.connect()
         defer { connection.close() }
-        try connection.execute("DROP TRIGGER store_record_outside_write ON store_outside_writes")
-        let problems = try Gallery.checkPostgres(fixture.database)
-        #expect(problems.count == 1 && problems.first?.contains("store_outside_writes has no trigger store_record_outside_write") == true, "\(problems)")
         let database = try PostgresStore(location: fixture.database, schema: TopRegionsSchema.postgres)
         defer { database.close() }
-        #expect(try database.migrate() == .upgraded)
-        #expect(try Gallery.checkPostgres(fixture.database) == [])
-
-        // The version before: no table, no functions, every table's trigger function of
-        // that version, and no record of the migration.
+        for (drop, named) in [("DROP TRIGGER store_record_outside_write ON store_outside_writes",
+                               "store_outside_writes has no trigger store_record_outside_write"),
+                              ("DROP TABLE store_outside_rows", "table store_outside_rows is missing")] {
+            try connection.execute(drop)
+            let problems = try Gallery.checkPostgres(fixture.database)
+            #expect(problems.count == 1 && problems.first?.contains(named) == true, "\(problems)")
+            #expect(try database.migrate() == .upgraded)
+            #expect(try Gallery.checkPostgres(fixture.database) == [])
+        }
         let tracked = TopRegionsSchema.entities.filter(\.isTracked).map { $0.name.lowercased() }
+        func triggerFunctions(_ body: String) -> String {
+            tracked.map { "CREATE OR REPLACE FUNCTION store_record_change_\($0)() RETURNS trigger LANGUAGE plpgsql AS $$ \(body) $$;" }.joined()
+        }
+
+        // The version before: transactions noted without their rows, no table of rows,
+        // and no record of the migration.
         try connection.execute("""
-            DROP TABLE store_outside_writes; DROP FUNCTION store_note_outside_write(); DROP FUNCTION store_record_outside_write();
+            DROP TABLE store_outside_rows; DROP FUNCTION store_note_outside_rows(text, text, bigint[], bigint[], text[], text[], text[]);
+            ALTER TABLE store_outside_writes DROP COLUMN rows_unknown;
+            CREATE OR REPLACE FUNCTION store_note_outside_write() RETURNS void LANGUAGE sql SECURITY DEFINER AS $$
+                INSERT INTO store_outside_writes (transaction_id) VALUES (txid_current()) ON CONFLICT DO NOTHING $$;
+            \(triggerFunctions("BEGIN IF coalesce(current_setting('topregions.record_changes', true), '') NOT IN ('on', 'off') THEN PERFORM store_note_outside_write(); END IF; RETURN NULL; END"))
+            DELETE FROM store_migrations WHERE name = 'postgres-store.v5.outside-rows'
+            """)
+        #expect { try PostgresGallery(location: fixture.database) } throws: { "\($0)".contains("topregions migrate") }
+        #expect(try database.migrate() == .upgraded)
+        #expect(try database.state() == .current)
+        var token = try #require(Int64(try Self.scalar("SELECT coalesce(max(token), 0)::text FROM store_history", on: connection) ?? ""))
+        try connection.execute("UPDATE photo SET title = title || '!' WHERE id = (SELECT min(id) FROM photo)")
+        #expect(try Self.entries(after: token, on: connection).first?[2]?.hasPrefix("fe") == true, "rows told after the upgrade")
+
+        // The version before that: no table, no functions, every table's trigger function
+        // of that version, and no record of either migration.
+        try connection.execute("""
+            DROP TABLE store_outside_writes; DROP TABLE store_outside_rows; DROP FUNCTION store_note_outside_write();
+            DROP FUNCTION store_record_outside_write(); DROP FUNCTION store_note_outside_rows(text, text, bigint[], bigint[], text[], text[], text[]);
             DROP FUNCTION store_record_truncate() CASCADE;
-            \(tracked.map { "CREATE OR REPLACE FUNCTION store_record_change_\($0)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;" }.joined())
-            DELETE FROM store_migrations WHERE name = 'postgres-store.v4.outside-writes'
+            \(triggerFunctions("BEGIN RETURN NULL; END"))
+            DELETE FROM store_migrations WHERE name IN ('postgres-store.v4.outside-writes', 'postgres-store.v5.outside-rows')
             """)
         #expect { try PostgresGallery(location: fixture.database) } throws: { "\($0)".contains("topregions migrate") }
         #expect(try database.migrate() == .upgraded)
         #expect(try database.state() == .current)
         let gallery = try PostgresGallery(location: fixture.database)
         defer { gallery.close() }
-        let before = try gallery.currentToken()
+        token = try gallery.currentToken()
         try connection.execute("UPDATE photo SET title = title || '!' WHERE id = (SELECT min(id) FROM photo)")
-        #expect(try Self.entries(after: before, on: connection).map { $0[1] } == ["outside"], "heard after the upgrade")
+        #expect(try Self.entries(after: token, on: connection).map { $0[1] } == ["outside"], "heard after the upgrade")
+        #expect(try gallery.history(since: token).first?.changes["Photo"].updated.values.first == ["title"], "row by row")
         let local = try gallery.user(named: "local")
         let photo = try #require(try gallery.read { try $0.fetch(PhotoRecord.self, where: Key("region").isNotNull) }.first?.flickrID)
         let afterOutside = try gallery.currentToken()
