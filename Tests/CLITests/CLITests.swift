@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQL
 import TestSupport
 import ResultsController
 import Store
@@ -197,9 +198,9 @@ struct CLITests {
         return try result.get()
     }
 
-    @Test("Exit statuses: 64 for usage errors, 75 while another sync holds the store, 1 for failures")
-    func exitStatuses() throws {
-        let tool = try Tool()
+    @Test("Exit statuses: 64 for usage errors, 75 while another sync holds the store, 1 for failures", arguments: StoreKind.available)
+    func exitStatuses(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
         #expect(try tool.run(["frobnicate"]).status == 64)
         let bad = try tool.run(["regions", "--limit", "many"])
         #expect(bad.status == 64 && bad.stderr.contains("--limit") && bad.stderr.contains("Usage: topregions regions"))
@@ -212,21 +213,20 @@ struct CLITests {
         #expect(try tool.run(["regions", "--json=false"]).status == 64, "a flag takes no value, not even false")
         #expect(try tool.run(["users", "list", "--rotate"]).status == 64, "--rotate belongs to users token")
         #expect(try tool.run(["watch", "favorites", "--region", "x"]).status == 64, "--region belongs to watch photos")
-        let unwritable = try tool.runWithoutStore(["--store", "/dev/null/x.sqlite", "sync"])
+        let unusable = kind == .sqlite ? "/dev/null/x.sqlite" : try PostgresTestServer.shared().url(database: "no_such_gallery")
+        let unwritable = try tool.runWithoutStore(["--store", unusable, "sync"])
         #expect(unwritable.status == 1 && unwritable.stderr.hasPrefix("topregions: cannot "), "messages begin in lowercase: \(unwritable.stderr)")
         for words in [["photo", ""], ["view", "abc"], ["favorites", "add", "1 2"], ["thumbnail", "-5", "--output", "x.jpg"]] {
             #expect(try tool.run(words).status == 64, "\(words): an id that cannot be one is a usage error")
         }
-        #expect(!FileManager.default.fileExists(atPath: tool.store), "refused before the store is made")
+        #expect(try !Self.storeExists(tool, kind), "refused before the store is made")
         #expect(try tool.run(["--help"]).status == 0)
         #expect(try tool.run(["regions", "--help"]).stdout.contains("Examples:"))
         #expect(try tool.run(["--version"]).stdout.hasPrefix("topregions "))
-        let gallery = try Gallery(path: tool.store)
-        let lock = try SyncLock.acquire(for: gallery.store)
-        let busy = try tool.run(["sync"])
-        #expect(busy.status == 75 && busy.stderr.contains("pid \(getpid())"))
-        lock.release()
-        gallery.close()
+        try Self.holdingSyncLock(tool, kind) { holder in
+            let busy = try tool.run(["sync"])
+            #expect(busy.status == 75 && busy.stderr.contains("another sync is running") && busy.stderr.contains(holder), "\(busy.stderr)")
+        }
         // A server that cannot be reached may come back: try again later (75).
         let unreachable = try tool.run(["sync", "--endpoint", "http://127.0.0.1:9/services/rest/", "--rate-limit", "none", "--json"])
         #expect(unreachable.status == 75)
@@ -240,6 +240,31 @@ struct CLITests {
         #expect((withoutCurl.json as? [String: Any])?["result"] as? String == "failed")
         #expect(withoutCurl.stderr.contains("libcurl") && withoutCurl.stderr.contains("TOPREGIONS_LIBCURL"), "\(withoutCurl.stderr)")
         #expect(try tool.run(["regions", "--json"], environment: noCurl).status == 0)
+    }
+
+    /// Whether the tool's store has been made: its file, or its tables.
+    private static func storeExists(_ tool: Tool, _ kind: StoreKind) throws -> Bool {
+        guard kind == .postgresql else { return FileManager.default.fileExists(atPath: tool.store) }
+        let connection = try PostgresConnection(tool.store)
+        defer { connection.close() }
+        return try connection.query("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").rows.first?.first != "0"
+    }
+
+    /// Runs `body` while this process holds the store's sync lock (the lock file's, or the
+    /// advisory lock operations.md gives), with what a refused sync names as its holder.
+    private static func holdingSyncLock(_ tool: Tool, _ kind: StoreKind, _ body: (String) throws -> Void) throws {
+        guard kind == .postgresql else {
+            let gallery = try Gallery(path: tool.store)
+            defer { gallery.close() }
+            let lock = try SyncLock.acquire(for: gallery.store)
+            defer { lock.release() }
+            return try body("pid \(getpid())")
+        }
+        #expect(try tool.run(["migrate"]).status == 0)
+        let holder = try PostgresConnection(tool.store)
+        defer { holder.close() }
+        #expect(try holder.tryAdvisoryLock(0x746f_7072_6567_6e73))
+        try body("another sync is running")
     }
 
     @Test("The daemon syncs at once, again on SIGHUP, and stops cleanly on SIGTERM", arguments: StoreKind.available)
