@@ -40,7 +40,7 @@ extension Gallery {
                 try withCurrentStore(at: source, busyTimeout: busyTimeout) { gallery in
                     _ = try store.copy(from: gallery.store, replacing: rowsMigrateWrites)
                 }
-                let status = try status(of: store)
+                let status = try postgresStatus(destination, busyTimeout: busyTimeout)
                 return CopyOutcome(problems: try problems(in: store), photos: status.photos, regions: status.regions)
             }
         case (true, false):

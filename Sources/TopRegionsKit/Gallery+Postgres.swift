@@ -59,17 +59,9 @@ extension Gallery {
     /// What the PostgreSQL store at `location` holds and its last sync, read in one
     /// snapshot (as `status()` reads a SQLite store's).
     public static func postgresStatus(_ location: String, now: Date = Date(), busyTimeout: TimeInterval? = nil) throws -> GalleryStatus {
-        try withPostgresStore(location, lockTimeout: busyTimeout) { try status(of: $0, now: now) }
-    }
-
-    static func status(of store: PostgresStore, now: Date = Date()) throws -> GalleryStatus {
-        try store.requireIntact()
-        // A pass on any host holds the sync lock.
-        let syncRunning = try store.connection.advisoryLockHolder(PostgresSyncLock.key) != nil
-        let daemons = try PostgresDaemonPresence.running(on: store.connection)
-        try store.connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        defer { _ = try? store.connection.execute("ROLLBACK") }
-        return try status(now: now, syncRunning: syncRunning, daemons: daemons) { try PostgresRows.values(of: $0, on: store.connection) }
+        let gallery = try PostgresGallery(location: location, busyTimeout: busyTimeout)
+        defer { gallery.close() }
+        return try gallery.status(now: now)
     }
 
     /// Runs `body` on the PostgreSQL store at `location`, closing it after; its errors

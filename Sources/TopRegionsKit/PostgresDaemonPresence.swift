@@ -68,12 +68,7 @@ final class PostgresDaemonPresence: SyncLockHold, @unchecked Sendable {
         return head + String(printable.prefix(max(0, nameBytes - head.utf8.count)))
     }
 
-    /// The daemons of the database, read on `connection`: the sessions holding the lock.
-    static func running(on connection: PostgresConnection) throws -> [RunningDaemon] {
-        try connection.query(PostgresConnection.advisoryLockHoldersQuery, [.integer(key)]).rows.map { parse($0.count > 1 ? $0[1] : nil) }
-    }
-
-    /// The daemons of the database, read in a pooled read.
+    /// The daemons of the database: the sessions holding the lock.
     static func running(in context: ReadContext) throws -> [RunningDaemon] {
         try context.rows(PostgresConnection.advisoryLockHoldersQuery, [.integer(key)]).map { parse($0.values.count > 1 ? $0.values[1].string : nil) }
     }
