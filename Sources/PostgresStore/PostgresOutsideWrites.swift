@@ -27,7 +27,8 @@ enum PostgresOutsideWrites {
     static let noteFunction = "store_note_outside_write"
     /// The function the tracked tables' triggers call with the rows an outside statement
     /// changed: table, operation, ids before and after, changed columns, references before
-    /// and after (`PostgresHistorySchema`'s form).
+    /// and after (`PostgresHistorySchema`'s form). A statement of more than `rowLimit` rows
+    /// keeps none: its transaction's changes are unknown.
     static let rowsFunction = "store_note_outside_rows"
     /// The trigger on each tracked table, and its function, for `TRUNCATE`: it reports no
     /// rows, so even a session that records has its truncation announced as from outside.
@@ -68,12 +69,15 @@ enum PostgresOutsideWrites {
         """
         CREATE OR REPLACE FUNCTION \(rowsFunction)(text, text, bigint[], bigint[], text[], text[], text[])
             RETURNS void LANGUAGE sql SECURITY DEFINER AS $body$
-            INSERT INTO \(table) (transaction_id) SELECT txid_current()
-                WHERE greatest(cardinality($3), cardinality($4)) > 0 ON CONFLICT DO NOTHING;
+            INSERT INTO \(table) (transaction_id, rows_unknown)
+                SELECT txid_current(), greatest(cardinality($3), cardinality($4)) > \(rowLimit)
+                WHERE greatest(cardinality($3), cardinality($4)) > 0
+                ON CONFLICT (transaction_id) DO UPDATE SET rows_unknown = true WHERE excluded.rows_unknown;
             INSERT INTO \(rowsTable) (transaction_id, noted_at, table_name, operation, old_id, new_id, changed, old_refs, new_refs)
                 SELECT txid_current(), extract(epoch FROM clock_timestamp())::double precision, $1, $2,
                        noted.old_id, noted.new_id, $5, noted.old_refs, noted.new_refs
                 FROM unnest($3, $4, $6, $7) AS noted(old_id, new_id, old_refs, new_refs)
+                WHERE greatest(cardinality($3), cardinality($4)) <= \(rowLimit)
         $body$
         """,
         """

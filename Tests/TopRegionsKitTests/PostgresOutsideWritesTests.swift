@@ -115,13 +115,20 @@ struct PostgresOutsideWritesTests {
         #expect(try Self.entries(after: token, on: outside).map { $0[2] } == ["00"], "past the limit, the changes are unknown")
         #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_rows", on: outside) == kept, "and its rows are not kept")
         #expect { try watcher.history(since: token) } throws: { "\($0)".contains("made outside this program") }
+        let afterLoop = try watcher.currentToken()
+        try outside.execute("""
+            INSERT INTO region (placeid, name) SELECT 'bulk-' || g, 'Bulk ' || g FROM generate_series(1, \(PostgresStore.outsideWriteRowLimit + 1)) AS g
+            """)
+        #expect(try Self.entries(after: afterLoop, on: outside).map { $0[2] } == ["00"], "one statement past the limit: changes unknown")
+        #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_rows", on: outside) == kept, "and none of its rows kept")
         let newest = try watcher.currentToken()
         #expect(regions.waitUntilProcessed(through: newest, timeout: 20), "the controller hears it")
         let expected = try watcher.read { try $0.fetchIDs(Gallery.topRegionsRequest(limit: 10, byCountry: false)) }
         #expect(expected.first == last && table.state.ids.flatMap { $0 } == expected && table.state.failures == [],
                 "the controller refetched: its replayed table is the query")
+        try outside.execute("DELETE FROM region WHERE placeid LIKE 'bulk-%'")
 
-        token = newest
+        token = try watcher.currentToken()
         try outside.execute("UPDATE region SET name = name || '!' WHERE id = \(last)")
         try outside.execute("DELETE FROM store_outside_rows WHERE old_id = \(last) AND table_name = 'region'")
         #expect { try watcher.history(since: token) } throws: { "\($0)".contains("lost its rows") }
