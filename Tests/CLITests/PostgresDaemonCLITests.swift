@@ -86,6 +86,27 @@ struct PostgresDaemonCLITests {
         #expect(three.json?["pid"] as? Int == pids[1], "this host's daemon is the one shown: \(three.json ?? [:])")
     }
 
+    @Test("A daemon sleeping between passes shows in status again soon after the database server restarts (it confirms its session every few seconds)")
+    func daemonReappearsAfterRestart() throws {
+        let tool = try Tool()
+        let server = try PostgresTestServer()  // its own: restarted
+        let database = try server.makeDatabase("restart")
+        #expect(try tool.runWithoutStore(["--store", database, "migrate"]).status == 0)
+        let (process, _, err) = try tool.process(["daemon", "--interval", "1h", "--endpoint", "http://127.0.0.1:9/services/rest/",
+                                                  "--rate-limit", "none"], on: database)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        #expect(LogReader(err).wait(for: "event=sleep", count: 1))
+        func shownPID() -> Int? {
+            let status = try? tool.runWithoutStore(["--store", database, "--json", "status"])
+            return ((status?.json as? [String: Any])?["daemon"] as? [String: Any])?["pid"] as? Int
+        }
+        #expect(shownPID() == Int(process.processIdentifier))
+        try server.restart()
+        // It confirms every 5 s; its next pass is an hour away.
+        #expect(eventually(timeout: 20) { shownPID() == Int(process.processIdentifier) }, "shown again within seconds")
+        #expect(process.isRunning, "the restart did not stop it")
+    }
+
     @Test("Two daemons on one database: passes never overlap; one killed mid-pass leaves nothing half-written and the other takes over; watchers end equal to the query")
     func twoDaemons() throws {
         let tool = try Tool()

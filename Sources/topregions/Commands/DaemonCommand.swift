@@ -169,13 +169,28 @@ extension Commands {
             let base = failures == 0 ? interval : min(interval, 30 * pow(2, Double(min(failures, 30) - 1)))
             let wait = base * Double.random(in: 0.9...1.1)
             log("info", "sleep", [("seconds", DaemonLog.seconds(wait)), ("failures", failures)])
-            guard let sleep = await state.start({ try? await Task.sleep(nanoseconds: UInt64(wait * 1e9)) }) else { break }
+            guard let sleep = await state.start({ await sleep(wait, confirming: lock) }) else { break }
             await sleep.value
             if await state.takePassRequest() { log("info", "pass-requested", [("signal", "HUP")]) }
         }
         withExtendedLifetime(signals) {}
         log("info", "stop", [("pid", getpid())])
         return 0
+    }
+
+    /// How often a sleeping daemon confirms its lock: a database restarted meanwhile has
+    /// forgotten the daemon, and `status` on other hosts shows it again within this time.
+    static let presenceCheckSeconds: Double = 5
+
+    /// Sleeps `seconds` (until cancelled), confirming `lock` every `presenceCheckSeconds`.
+    static func sleep(_ seconds: Double, confirming lock: any SyncLockHold) async {
+        var left = seconds
+        while left > 0 {
+            let slice = min(left, presenceCheckSeconds)
+            do { try await Task.sleep(nanoseconds: UInt64(slice * 1e9)) } catch { return }
+            left -= slice
+            try? lock.confirm()
+        }
     }
 
     /// One pass, logged; whether it failed (nil: cancelled by a signal).
