@@ -161,21 +161,26 @@ enum PostgresOutsideWrites {
     }
 
     /// The change set of each referenced transaction, by transaction id. Throws `decoding`
-    /// when a transaction's rows are not all there (trimmed while it ran): the reader then
-    /// refetches, as for an entry of unknown changes.
+    /// when a transaction's rows are not all there (trimmed while it ran) or this role may
+    /// not read them: the reader then refetches, as for an entry of unknown changes.
     static func changes(of references: Set<RowsReference>, schema: Schema,
                         on connection: PostgresConnection) throws -> [Int64: ChangeSet] {
         var assemblers: [Int64: ChangeSetAssembler] = [:]
         var counts: [Int64: Int64] = [:]
         let ids = PostgresValue.text("{" + references.map { String($0.transaction) }.joined(separator: ",") + "}")
-        try connection.query("""
-            SELECT table_name, operation, old_id, new_id, array_to_json(changed)::text, old_refs, new_refs, transaction_id
-              FROM \(rowsTable) WHERE transaction_id = ANY($1::bigint[]) ORDER BY transaction_id, seq
-            """, [ids]) { cursor in
-            guard let transaction = cursor.integer(7) else { return }
-            counts[transaction, default: 0] += 1
-            guard let change = PostgresHistory.rowChange(cursor) else { return }
-            assemblers[transaction, default: ChangeSetAssembler(schema: schema)].record(change)
+        do {
+            try connection.query("""
+                SELECT table_name, operation, old_id, new_id, array_to_json(changed)::text, old_refs, new_refs, transaction_id
+                  FROM \(rowsTable) WHERE transaction_id = ANY($1::bigint[]) ORDER BY transaction_id, seq
+                """, [ids]) { cursor in
+                guard let transaction = cursor.integer(7) else { return }
+                counts[transaction, default: 0] += 1
+                guard let change = PostgresHistory.rowChange(cursor) else { return }
+                assemblers[transaction, default: ChangeSetAssembler(schema: schema)].record(change)
+            }
+        } catch let error as PostgresError where error.sqlState == insufficientPrivilege {
+            throw StoreError(.decoding, "History entry of a commit made outside this program keeps its rows in \(rowsTable), "
+                             + "which this role may not read")
         }
         var changes: [Int64: ChangeSet] = [:]
         for reference in references {
@@ -187,6 +192,9 @@ enum PostgresOutsideWrites {
         }
         return changes
     }
+
+    /// PostgreSQL's SQLSTATE for "permission denied".
+    private static let insufficientPrivilege = "42501"
 
     /// Deletes the rows noted before `date` (their entries are trimmed with them).
     static func trim(before date: Date, on connection: PostgresConnection) throws {

@@ -168,6 +168,37 @@ struct PostgresOutsideWritesTests {
         #expect { try restricted.execute("SELECT * FROM public.store_history") } throws: { "\($0)".contains("permission denied") }
     }
 
+    @Test("A watcher whose role may read the gallery but not the rows kept of outside writes refetches on such a write rather than stall")
+    func readerWithoutRowsRefetches() async throws {
+        let fixture = try await CopyFixture.copied()
+        let admin = try fixture.connect()
+        defer { admin.close() }
+        let role = "reader_\(UInt32.random(in: 0...UInt32.max))"
+        try admin.execute("""
+            CREATE ROLE \(role) LOGIN;
+            GRANT USAGE ON SCHEMA public TO \(role);
+            GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role);
+            REVOKE SELECT ON store_outside_rows FROM \(role)
+            """)
+        let watcher = try PostgresGallery(location: fixture.database.replacingOccurrences(of: "postgres@", with: "\(role)@"))
+        defer { watcher.close() }
+        let regions = try watcher.topRegionsController(limit: 10)
+        try regions.performFetch()
+        let table = ReplayedTable(regions)
+        regions.delegate = table
+        let last = try #require(regions.fetchedIDs.last)
+        try admin.execute("UPDATE region SET photographercount = photographercount + 100000 WHERE id = \(last)")
+        #expect { try watcher.history(since: 0) } throws: { "\($0)".contains("which this role may not read") }
+        let token = try watcher.currentToken()
+        #expect(regions.waitUntilProcessed(through: token, timeout: 20), "the controller goes on")
+        let expected = try watcher.read { try $0.fetchIDs(Gallery.topRegionsRequest(limit: 10, byCountry: false)) }
+        #expect(expected.first == last && table.state.ids.flatMap { $0 } == expected && table.state.failures == [], "refetched: the query")
+        try admin.execute("UPDATE region SET photographercount = photographercount + 100000 WHERE id = \(expected[1])")
+        #expect(regions.waitUntilProcessed(through: try watcher.currentToken(), timeout: 20), "and hears the next one")
+        let after = try watcher.read { try $0.fetchIDs(Gallery.topRegionsRequest(limit: 10, byCountry: false)) }
+        #expect(after.first == expected[1] && table.state.ids.flatMap { $0 } == after, "the query again")
+    }
+
     @Test("A store without the announcement of outside writes (its trigger or its table of rows dropped, or a store of one of the two versions before) is named by check and made whole by migrate")
     func missingOutsideTriggerRepairedByMigrate() async throws {
         let fixture = try await CopyFixture.copied()
