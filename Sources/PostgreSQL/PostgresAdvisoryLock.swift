@@ -7,6 +7,12 @@ extension PostgresConnection {
         try query("SELECT pg_try_advisory_lock($1) AS taken", [.integer(key)]).boolean(0, "taken") ?? false
     }
 
+    /// Takes the lock `key`, waiting while another session holds it (at most the
+    /// session's `lock_timeout`).
+    public func advisoryLock(_ key: Int64) throws {
+        _ = try query("SELECT pg_advisory_lock($1)", [.integer(key)])
+    }
+
     /// Takes the lock `key` shared: any number of sessions hold it at once (each is seen
     /// in `advisoryLockHoldersQuery`); waits only while a session holds it alone.
     public func advisoryLockShared(_ key: Int64) throws {

@@ -17,10 +17,18 @@ extension PostgresConnection {
     /// start, after a short random pause, up to `attempts` times in all; any other error
     /// rolls back and is thrown. `body` must have no effect outside the database that
     /// cannot be repeated.
+    ///
+    /// With `retryTurns`, a transaction that has failed once takes that session advisory
+    /// lock before it tries again, and keeps it until it is done: writers that collided
+    /// retry one at a time, each meeting only the first attempts of others, rather than
+    /// colliding again among themselves until their attempts run out.
     public func transaction<Result>(_ isolation: PostgresIsolation = .serializable,
                                     attempts: Int = defaultTransactionAttempts,
+                                    retryTurns: Int64? = nil,
                                     _ body: (PostgresConnection) throws -> Result) throws -> Result {
         var attempt = 1
+        var heldTurn: Int64?
+        defer { if let heldTurn { _ = try? advisoryUnlock(heldTurn) } }
         while true {
             try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
             do {
@@ -29,6 +37,10 @@ extension PostgresConnection {
                 return result
             } catch let error as PostgresError where error.isRetryableTransactionFailure && attempt < attempts {
                 try rollBackIfConnected()
+                if heldTurn == nil, let retryTurns {
+                    try advisoryLock(retryTurns)
+                    heldTurn = retryTurns
+                }
                 Thread.sleep(forTimeInterval: Self.retryPause(attempt: attempt))
                 attempt += 1
             } catch {

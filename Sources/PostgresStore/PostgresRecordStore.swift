@@ -83,6 +83,9 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
     /// processes moving and removing one user's Favorites at the same moment, each write
     /// also appending to the history (each try pauses up to 0.1 s: at most about 3 s).
     public static let writeAttempts = 32
+    /// The session advisory lock a write that could not be serialized holds while it tries
+    /// again (`PostgresConnection.transaction`'s `retryTurns`): one per database.
+    public static let retryTurnsKey: Int64 = 0x746f_7072_7265_7472  // "toprretr"
 
     @discardableResult
     public func write<T>(author: String?, _ body: (Transaction) throws -> T) throws -> T {
@@ -97,7 +100,7 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
         let (value, entry): (T, HistoryEntry?)
         do {
             (value, entry) = try pool.withConnection { connection in
-                try connection.transaction(.serializable, attempts: Self.writeAttempts) { connection in
+                try connection.transaction(.serializable, attempts: Self.writeAttempts, retryTurns: Self.retryTurnsKey) { connection in
                     let value = try body(Transaction(runner: PostgresQueryRunner(connection: connection, schema: store.schema), schema: schema))
                     let changes = try PostgresHistory.pendingChanges(schema: schema, on: connection)
                     guard !changes.isEmpty else { return (value, HistoryEntry?.none) }

@@ -98,7 +98,9 @@ struct QueryPlan {
         // An attribute of a related object that the request reads: find the root objects
         // that lead to it (one query per relationship, chunked IN inside the store).
         for relationship in relationshipPaths {
-            let related = changes[relationship.entity].updated.filter { !$0.value.isDisjoint(with: relationship.keys) }.map(\.key)
+            let related = changes[relationship.entity].updated.filter { keys in
+                keys.value.contains(EntityChanges.everyKey) || !keys.value.isDisjoint(with: relationship.keys)
+            }.map(\.key)
             guard !related.isEmpty else { continue }
             let lookup = FetchRequest(entityName: rootEntity.name, predicate: Key(relationship.path).isIn(related),
                                       sortDescriptors: [SortKey(rootEntity.primaryKey)])
@@ -120,6 +122,7 @@ struct ShownKeys: Sendable {
     var displayed: Set<String>?
 
     func includesAny(of keys: Set<String>) -> Bool {
+        if keys.contains(EntityChanges.everyKey) { return true }
         if let displayed { return !keys.isDisjoint(with: displayed) }
         return !keys.isSubset(of: undisplayed)
     }

@@ -52,10 +52,15 @@ public struct ChangeSet: Sendable, Equatable {
 public struct EntityChanges: Sendable, Equatable {
     /// Ids of the objects inserted.
     public private(set) var inserted: Set<Int64> = []
-    /// Updated objects with the keys (attribute and relationship names) that changed.
+    /// Updated objects with the keys (attribute and relationship names) that changed;
+    /// `everyKey` among them when the object may have changed in every key.
     public private(set) var updated: [Int64: Set<String>] = [:]
     /// Ids of the objects deleted.
     public private(set) var deleted: Set<Int64> = []
+
+    /// The key an update records when an id was deleted and used again in one
+    /// transaction: to a reader, the object may have changed in every key.
+    public static let everyKey = "*"
 
     /// No changes.
     public init() {}
@@ -75,7 +80,7 @@ public struct EntityChanges: Sendable, Equatable {
     mutating func recordInsert(_ id: Int64) {
         if deleted.remove(id) != nil {
             // A deleted id used again within the transaction: to a reader, the row changed.
-            updated[id, default: []].insert("*")
+            updated[id, default: []].insert(Self.everyKey)
         } else {
             inserted.insert(id)
         }

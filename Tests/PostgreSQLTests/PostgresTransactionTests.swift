@@ -23,6 +23,34 @@ struct PostgresTransactionTests {
         try connection.query("SELECT value FROM counter WHERE id = 1").integer(0, "value")
     }
 
+    @Test("With retry turns, a transaction holds the turns' lock from its second try until it is done; one that succeeds at once never takes it")
+    func retriesTakeTurns() throws {
+        let (connection, other) = try counter()
+        let key: Int64 = 0x7475_726e_7300_0001
+        let holder = { try other.advisoryLockHolder(key) }
+        var heldDuring: [Int32?] = []
+        try connection.transaction(retryTurns: key) { transaction in
+            heldDuring.append(try holder())
+            let seen = try value(transaction) ?? -1
+            if heldDuring.count == 1 { try increment(other) }  // commits between our read and our write
+            try transaction.query("UPDATE counter SET value = $1 WHERE id = 1", [.integer(seen + 1)])
+        }
+        #expect(heldDuring == [nil, connection.backendProcessID], "not on the first try; on the second")
+        #expect(try holder() == nil, "released when done")
+        #expect(try value(other) == 2)
+
+        try connection.transaction(retryTurns: key) { transaction in heldDuring.append(try holder()) }
+        #expect(heldDuring.last == .some(nil), "a first try that commits takes no turn")
+
+        // Every try failing: the lock goes with the error too.
+        #expect(throws: PostgresError.self) {
+            try connection.transaction(attempts: 3, retryTurns: key) { transaction in
+                try transaction.execute("DO $$ BEGIN RAISE EXCEPTION 'collided' USING ERRCODE = '40001'; END $$")
+            }
+        }
+        #expect(try holder() == nil, "released after the last try failed")
+    }
+
     @Test("A serialization failure runs the transaction again from the start, on what the other committed")
     func serializationFailuresAreRetried() throws {
         let (connection, other) = try counter()

@@ -98,6 +98,36 @@ struct ControllerTests {
         #expect(log.inAppleOrder)
     }
 
+    @Test("A row deleted and written again under its id in one transaction is an update of all it shows, to a controller that shows some keys and to one that shows them through a relationship", arguments: StoreKind.available)
+    func reusedIDIsAnUpdate(on kind: StoreKind) throws {
+        let under = try Self.seeded(kind)
+        let store = under.store
+        let byViews = FetchRequest(Photo.self, sortDescriptors: [SortKey("views")])
+        let target = try #require(try store.read { try $0.fetch(byViews) as [Photo] }.dropFirst(2).first)
+        let id = try #require(target.id)
+        let recent = try store.write { try $0.inserted(Recent(lastViewed: 1, photoID: id)) }
+        let titles = try ResultsController<Photo>(store: store, request: byViews, displayedKeys: ["title"])
+        let recents = try ResultsController<Recent>(store: store, request: FetchRequest(Recent.self, sortDescriptors: [SortKey("lastViewed")]),
+                                                    displayedKeys: ["photo.title"])
+        let (titleLog, recentLog) = (DelegateLog(), DelegateLog())
+        titles.delegate = titleLog
+        recents.delegate = recentLog
+        try titles.performFetch()
+        try recents.performFetch()
+        // Raw SQL: the store's delete rules would take the Recent along.
+        try store.write { transaction in
+            let dialect = transaction.dialect
+            let photo = dialect.identifier("Photo"), columns = ["id", "flickrID", "title", "subtitle", "views"]
+            try transaction.execute("DELETE FROM \(photo) WHERE \(dialect.identifier("id")) = \(dialect.parameter(1))", [.integer(id)])
+            try transaction.execute("INSERT INTO \(photo) (\(columns.map(dialect.identifier).joined(separator: ", "))) "
+                                    + "VALUES (\((1...columns.count).map(dialect.parameter).joined(separator: ", ")))",
+                                    [.integer(id), .text("again"), .text("Written again"), .text(""), .integer(target.views)])
+        }
+        #expect(titleLog.changes.last?.batch.updates.map(\.id) == [id], "\(titleLog.calls)")
+        #expect(recentLog.changes.last?.batch.updates.map(\.id) == [recent.id].compactMap { $0 }, "\(recentLog.calls)")
+        #expect(try titles.object(at: IndexPath(row: 2, section: 0)).title == "Written again")
+    }
+
     @Test("Batches arrive as an AsyncSequence too", arguments: StoreKind.available)
     func asyncSequence(on kind: StoreKind) async throws {
         let under = try Self.seeded(kind)
