@@ -37,7 +37,7 @@ enum PostgresHistory {
                              "History since token \(token) is gone: it was trimmed up to token \(horizon); refetch instead")
         }
         var entries: [HistoryEntry] = []
-        var outside: [Int: PostgresOutsideWrites.RowsReference] = [:]
+        var outside: [Int64: PostgresOutsideWrites.RowsReference] = [:]
         try connection.query("SELECT token, committed_at, origin, author, changes FROM \(history) WHERE token > $1 ORDER BY token",
                              [.integer(token)]) { cursor in
             guard let token = cursor.integer(0), let committedAt = cursor.real(1), let origin = cursor.text(2) else {
@@ -45,13 +45,15 @@ enum PostgresHistory {
             }
             let bytes = cursor.bytes(4) ?? []
             let reference = PostgresOutsideWrites.RowsReference(bytes)
-            if let reference { outside[entries.count] = reference }
+            if let reference { outside[token] = reference }
             entries.append(HistoryEntry(token: token, committedAt: Date(timeIntervalSince1970: committedAt), origin: origin,
                                         author: cursor.text(3), changes: reference == nil ? try ChangeSet(encoded: bytes) : ChangeSet()))
         }
         guard !outside.isEmpty else { return entries }
-        let changes = try PostgresOutsideWrites.changes(of: Set(outside.values), schema: schema, on: connection)
-        for (index, reference) in outside { entries[index].changes = changes[reference.transaction] ?? ChangeSet() }
+        let changes = try PostgresOutsideWrites.changes(of: outside, schema: schema, on: connection)
+        for index in entries.indices {
+            if let told = changes[entries[index].token] { entries[index].changes = told }
+        }
         return entries
     }
 
@@ -85,8 +87,8 @@ enum PostgresHistory {
             deleted += 1
             newest = max(newest ?? .min, cursor.integer(0) ?? .min)
         }
-        try PostgresOutsideWrites.trim(before: date, on: connection)
         guard let newest else { return 0 }
+        try PostgresOutsideWrites.trim(through: newest, on: connection)
         try connection.query("""
             INSERT INTO \(PostgresHistorySchema.metadata) (key, value) VALUES ($1, $2)
             ON CONFLICT (key) DO UPDATE SET value = greatest(\(PostgresHistorySchema.metadata).value, excluded.value)

@@ -37,6 +37,11 @@ enum PostgresOutsideWrites {
     static let origin = "outside"
     static let rowLimit = PostgresStore.outsideWriteRowLimit
 
+    /// Both note functions may be run by anyone (a role that may write one table has its
+    /// writes announced through them) but do nothing unless a trigger runs them: a session
+    /// cannot announce writes it did not make by calling them itself.
+    static let calledByTrigger = "pg_trigger_depth() > 0"
+
     /// What a tracked table's trigger function runs for a truncation: through the store's
     /// schema (the trigger's own), whatever the session's search path.
     static let noteStatement = "EXECUTE format('SELECT %I.\(noteFunction)()', TG_TABLE_SCHEMA);"
@@ -55,29 +60,32 @@ enum PostgresOutsideWrites {
         "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS rows_unknown boolean NOT NULL DEFAULT false",
         """
         CREATE TABLE IF NOT EXISTS \(rowsTable) (
-            transaction_id bigint NOT NULL, seq bigserial, noted_at double precision NOT NULL,
+            transaction_id bigint NOT NULL, seq bigserial, token bigint,
             table_name text NOT NULL, operation text NOT NULL, old_id bigint, new_id bigint,
             changed text[], old_refs text, new_refs text, PRIMARY KEY (transaction_id, seq))
         """,
-        "CREATE INDEX IF NOT EXISTS \(rowsTable)_noted_at ON \(rowsTable) (noted_at)",
+        "CREATE INDEX IF NOT EXISTS \(rowsTable)_token ON \(rowsTable) (token)",
         """
         CREATE OR REPLACE FUNCTION \(noteFunction)() RETURNS void LANGUAGE sql SECURITY DEFINER AS $body$
-            INSERT INTO \(table) (transaction_id, rows_unknown) VALUES (txid_current(), true)
+            INSERT INTO \(table) (transaction_id, rows_unknown) SELECT txid_current(), true WHERE \(calledByTrigger)
                 ON CONFLICT (transaction_id) DO UPDATE SET rows_unknown = true
         $body$
         """,
+        // The rows first: in a transaction that made the constraint trigger immediate
+        // (`SET CONSTRAINTS ALL IMMEDIATE`), it fires as the transaction's row is inserted,
+        // and then finds this statement's rows (each statement its own entry, its rows
+        // those not yet given a token).
         """
         CREATE OR REPLACE FUNCTION \(rowsFunction)(text, text, bigint[], bigint[], text[], text[], text[])
             RETURNS void LANGUAGE sql SECURITY DEFINER AS $body$
+            INSERT INTO \(rowsTable) (transaction_id, table_name, operation, old_id, new_id, changed, old_refs, new_refs)
+                SELECT txid_current(), $1, $2, noted.old_id, noted.new_id, $5, noted.old_refs, noted.new_refs
+                FROM unnest($3, $4, $6, $7) AS noted(old_id, new_id, old_refs, new_refs)
+                WHERE greatest(cardinality($3), cardinality($4)) <= \(rowLimit) AND \(calledByTrigger);
             INSERT INTO \(table) (transaction_id, rows_unknown)
                 SELECT txid_current(), greatest(cardinality($3), cardinality($4)) > \(rowLimit)
-                WHERE greatest(cardinality($3), cardinality($4)) > 0
+                WHERE greatest(cardinality($3), cardinality($4)) > 0 AND \(calledByTrigger)
                 ON CONFLICT (transaction_id) DO UPDATE SET rows_unknown = true WHERE excluded.rows_unknown;
-            INSERT INTO \(rowsTable) (transaction_id, noted_at, table_name, operation, old_id, new_id, changed, old_refs, new_refs)
-                SELECT txid_current(), extract(epoch FROM clock_timestamp())::double precision, $1, $2,
-                       noted.old_id, noted.new_id, $5, noted.old_refs, noted.new_refs
-                FROM unnest($3, $4, $6, $7) AS noted(old_id, new_id, old_refs, new_refs)
-                WHERE greatest(cardinality($3), cardinality($4)) <= \(rowLimit)
         $body$
         """,
         """
@@ -89,17 +97,18 @@ enum PostgresOutsideWrites {
             changes bytea := '\(hex(ChangeSet.unrecordedEncoding))'::bytea;
         BEGIN
             DELETE FROM \(table) WHERE transaction_id = NEW.transaction_id RETURNING rows_unknown INTO unknown;
-            SELECT count(*) INTO noted FROM \(rowsTable) WHERE transaction_id = NEW.transaction_id;
+            SELECT count(*) INTO noted FROM \(rowsTable) WHERE transaction_id = NEW.transaction_id AND token IS NULL;
             IF coalesce(unknown, true) OR noted = 0 OR noted > \(rowLimit) THEN
-                DELETE FROM \(rowsTable) WHERE transaction_id = NEW.transaction_id;
+                DELETE FROM \(rowsTable) WHERE transaction_id = NEW.transaction_id AND token IS NULL;
             ELSE
-                changes := '\(hex([RowsReference.marker]))'::bytea || int8send(NEW.transaction_id) || int8send(noted);
+                changes := '\(hex([RowsReference.marker]))'::bytea || int8send(noted);
             END IF;
             PERFORM pg_advisory_xact_lock(\(PostgresHistorySchema.tokenLockKey));
             INSERT INTO \(PostgresHistorySchema.history) (token, committed_at, origin, author, changes)
                 VALUES (nextval('\(PostgresHistorySchema.tokens)'), extract(epoch FROM clock_timestamp())::double precision,
                         '\(origin)', NULL, changes)
                 RETURNING token INTO appended;
+            UPDATE \(rowsTable) SET token = appended WHERE transaction_id = NEW.transaction_id AND token IS NULL;
             PERFORM pg_notify('\(PostgresHistorySchema.channel)', appended::text);
             RETURN NULL;
         END
@@ -141,63 +150,83 @@ enum PostgresOutsideWrites {
         "\\x" + bytes.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// The changes of a history entry of an outside write whose rows are in `rowsTable`:
-    /// `marker`, then the transaction's id and the number of its rows (8 bytes each, most
-    /// significant first, as `int8send` writes them).
+    /// The changes of a history entry of an outside write whose rows are in `rowsTable`
+    /// under the entry's token: `marker`, then the number of rows (8 bytes, most
+    /// significant first, as `int8send` writes it).
     struct RowsReference: Hashable {
         static let marker = ChangeSet.externalRowsMarker
-        var transaction: Int64
         var rowCount: Int64
 
         /// Nil when `bytes` are not such a reference.
         init?(_ bytes: [UInt8]) {
-            guard bytes.count == 17, bytes[0] == Self.marker else { return nil }
-            func integer(at start: Int) -> Int64 {
-                bytes[start..<start + 8].reduce(Int64(0)) { ($0 << 8) | Int64($1) }
-            }
-            transaction = integer(at: 1)
-            rowCount = integer(at: 9)
+            guard bytes.count == 9, bytes[0] == Self.marker else { return nil }
+            rowCount = bytes[1...].reduce(Int64(0)) { ($0 << 8) | Int64($1) }
         }
     }
 
-    /// The change set of each referenced transaction, by transaction id. Throws `decoding`
-    /// when a transaction's rows are not all there (trimmed while it ran) or this role may
-    /// not read them: the reader then refetches, as for an entry of unknown changes.
-    static func changes(of references: Set<RowsReference>, schema: Schema,
+    /// The change set of each entry given (by token, with its reference). Throws `decoding`
+    /// when an entry's rows are not all there (deleted by hand) or this role may not read
+    /// them: the reader then refetches, as for an entry of unknown changes.
+    static func changes(of references: [Int64: RowsReference], schema: Schema,
                         on connection: PostgresConnection) throws -> [Int64: ChangeSet] {
         var assemblers: [Int64: ChangeSetAssembler] = [:]
         var counts: [Int64: Int64] = [:]
-        let ids = PostgresValue.text("{" + references.map { String($0.transaction) }.joined(separator: ",") + "}")
+        let tokens = PostgresValue.text("{" + references.keys.map(String.init).joined(separator: ",") + "}")
         do {
             try connection.query("""
-                SELECT table_name, operation, old_id, new_id, array_to_json(changed)::text, old_refs, new_refs, transaction_id
-                  FROM \(rowsTable) WHERE transaction_id = ANY($1::bigint[]) ORDER BY transaction_id, seq
-                """, [ids]) { cursor in
-                guard let transaction = cursor.integer(7) else { return }
-                counts[transaction, default: 0] += 1
+                SELECT table_name, operation, old_id, new_id, array_to_json(changed)::text, old_refs, new_refs, token
+                  FROM \(rowsTable) WHERE token = ANY($1::bigint[]) ORDER BY token, seq
+                """, [tokens]) { cursor in
+                guard let token = cursor.integer(7) else { return }
+                counts[token, default: 0] += 1
                 guard let change = PostgresHistory.rowChange(cursor) else { return }
-                assemblers[transaction, default: ChangeSetAssembler(schema: schema)].record(change)
+                assemblers[token, default: ChangeSetAssembler(schema: schema)].record(change)
             }
         } catch let error as PostgresError where error.sqlState == insufficientPrivilege {
             throw StoreError(.decoding, "History entry of a commit made outside this program keeps its rows in \(rowsTable), "
                              + "which this role may not read")
         }
         var changes: [Int64: ChangeSet] = [:]
-        for reference in references {
-            guard counts[reference.transaction] == reference.rowCount else {
-                throw StoreError(.decoding, "History entry of a commit made outside this program lost its rows "
-                                 + "(\(counts[reference.transaction] ?? 0) of \(reference.rowCount) kept)")
+        for (token, reference) in references {
+            guard counts[token] == reference.rowCount else {
+                throw StoreError(.decoding, "History entry \(token) of a commit made outside this program lost its rows "
+                                 + "(\(counts[token] ?? 0) of \(reference.rowCount) kept)")
             }
-            changes[reference.transaction] = assemblers[reference.transaction]?.changes ?? ChangeSet()
+            changes[token] = assemblers[token]?.changes ?? ChangeSet()
         }
         return changes
+    }
+
+    /// The database's, a role's or the server's default for `recordingSetting`, as
+    /// sentences: any default is wrong (`off` hides every `psql` write from watchers; `on`
+    /// makes them fail), the setting is a session's own.
+    static func recordingDefaults(on connection: PostgresConnection) throws -> [String] {
+        let setting = PostgresHistorySchema.recordingSetting
+        let consequence = "watchers would not hear of writes from psql or other programs (reset it; it is a session's own setting)"
+        var problems = try connection.query("""
+            SELECT coalesce('role ' || quote_ident(r.rolname), 'every role') || ' in '
+                       || coalesce('database ' || quote_ident(d.datname), 'every database'), split_part(c, '=', 2)
+              FROM pg_db_role_setting s LEFT JOIN pg_roles r ON r.oid = s.setrole LEFT JOIN pg_database d ON d.oid = s.setdatabase,
+                   unnest(s.setconfig) AS c
+             WHERE (s.setdatabase = 0 OR d.datname = current_database()) AND lower(split_part(c, '=', 1)) = $1
+             ORDER BY 1
+            """, [.text(setting)]).rows.map { row in
+            "\(row.first.flatMap { $0 } ?? "a role") sets \(setting) = \(PostgresSchema.literal(.text(row.count > 1 ? row[1] ?? "" : ""))) by default: \(consequence)"
+        }
+        let server = try connection.query("""
+            SELECT setting FROM pg_settings WHERE name = $1 AND source NOT IN ('default', 'session', 'client', 'database', 'user', 'database user')
+            """, [.text(setting)]).rows.first?.first ?? nil
+        if let server {
+            problems.append("the server's configuration sets \(setting) = \(PostgresSchema.literal(.text(server))): \(consequence)")
+        }
+        return problems
     }
 
     /// PostgreSQL's SQLSTATE for "permission denied".
     private static let insufficientPrivilege = "42501"
 
-    /// Deletes the rows noted before `date` (their entries are trimmed with them).
-    static func trim(before date: Date, on connection: PostgresConnection) throws {
-        try connection.query("DELETE FROM \(rowsTable) WHERE noted_at < $1", [.real(date.timeIntervalSince1970)])
+    /// Deletes the rows of the entries trimmed, those through token `newest`.
+    static func trim(through newest: Int64, on connection: PostgresConnection) throws {
+        try connection.query("DELETE FROM \(rowsTable) WHERE token <= $1", [.integer(newest)])
     }
 }

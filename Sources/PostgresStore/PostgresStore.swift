@@ -168,9 +168,12 @@ public final class PostgresStore {
     /// What is wrong with the change history: an entry past the token sequence (`migrate`
     /// moves the sequence on).
     public func historyProblems() throws -> [String] {
-        guard let ahead = try PostgresHistory.tokenAheadOfSequence(on: connection) else { return [] }
-        return ["the history holds token \(ahead), which the token sequence has not reached (an entry written by hand?): "
-                + "new commits would take smaller tokens, which watchers ignore; `topregions migrate` moves the sequence past it"]
+        var problems = try PostgresOutsideWrites.recordingDefaults(on: connection)
+        if let ahead = try PostgresHistory.tokenAheadOfSequence(on: connection) {
+            problems.append("the history holds token \(ahead), which the token sequence has not reached (an entry written by hand?): "
+                            + "new commits would take smaller tokens, which watchers ignore; `topregions migrate` moves the sequence past it")
+        }
+        return problems
     }
 
     /// Throws unless the database holds this program's schema.

@@ -19,7 +19,9 @@ extension GalleryObserving {
     }
 
     /// A region's photos, live. The list ends when the region is deleted (pruning removes a
-    /// region left without photos): its row id may be given to another region later.
+    /// region left without photos): its row id may be given to another region later. A
+    /// commit that says it deleted the region is checked against the store first (a write
+    /// from `psql` may put it back under the same id in the same transaction).
     public func liveRegionPhotos(regionID: Int64, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> LiveList<PhotoRow> {
         let controller = try regionPhotosController(regionID: regionID, delivery: newDeliveryQueue("region-photos"))
         let list = try live(controller) { [self] paths, controller in
@@ -28,19 +30,35 @@ extension GalleryObserving {
         }
         let region = try observableStore.read { try $0.fetchOne(RegionRecord.self, id: regionID) }
         let name = region?.name ?? "with row id \(regionID)"
-        let reason = "region \(name) has no photos any more (pruned): watch it again when a sync brings it back"
         let store = observableStore
         list.endWhen(store.observe { [weak list] event in
             switch event {
             case .committed(let entry, _):
-                if entry.changes[RegionRecord.table.entity.name].deleted.contains(regionID) { list?.end(reason) }
+                guard entry.changes[RegionRecord.table.entity.name].deleted.contains(regionID) else { return }
             case .historyGap:
-                // What was missed may have deleted it, and another region taken its id.
-                let now = try? store.read { try $0.fetchOne(RegionRecord.self, id: regionID) }
-                if now?.placeID != region?.placeID { list?.end(reason) }
+                break  // What was missed may have deleted it, and another region taken its id.
             }
+            if let reason = Self.regionGone(regionID, placeID: region?.placeID, name: name, in: store) { list?.end(reason) }
         })
         return list
+    }
+
+    /// Why a region's live photos end, or nil while row `id` is still the region of
+    /// `placeID` (or the store cannot be read now: the next commit asks again).
+    private static func regionGone(_ id: Int64, placeID: String?, name: String, in store: any ObservableStore) -> String? {
+        do {
+            let (now, elsewhere) = try store.read { context in
+                (try context.fetchOne(RegionRecord.self, id: id),
+                 try placeID.flatMap { try context.fetch(RegionRecord.self, where: Key("placeID") == $0).first })
+            }
+            guard now?.placeID != placeID else { return nil }
+            if let elsewhere, let moved = elsewhere.id {
+                return "region \(name) now has row id \(moved) (written outside topregions): watch it again"
+            }
+            return "region \(name) has no photos any more (pruned): watch it again when a sync brings it back"
+        } catch {
+            return nil
+        }
     }
 
     /// `user`'s Recents, live, newest first.

@@ -109,4 +109,23 @@ struct LiveListTests {
         var late = list.events().makeAsyncIterator()
         #expect(await late.next() == nil, "a subscriber after the end gets nothing")
     }
+
+    @Test("A region's live photos whose region is given another row id (by SQL from outside) end saying so, not that it was pruned")
+    func regionListEndsWhenRenumbered() async throws {
+        let test = try TestGallery()
+        _ = try await test.gallery.sync(client: sampleClient())
+        let (_, regionID) = try await test.topRegion()
+        let list = try test.gallery.liveRegionPhotos(regionID: regionID)
+        let reader = Task { for await _ in list.events() {} }
+        defer { reader.cancel() }
+        let renumbered: Int64 = 999_999
+        try await test.gallery.store.write { transaction in
+            try transaction.execute("UPDATE Region SET id = ? WHERE id = ?", [.integer(renumbered), .integer(regionID)])
+            for table in ["Photo", "RegionPhotographer", "Place"] {
+                try transaction.execute("UPDATE \(table) SET region_id = ? WHERE region_id = ?", [.integer(renumbered), .integer(regionID)])
+            }
+        }
+        #expect(await waitUntil(timeout: 5) { list.endReason != nil })
+        #expect(list.endReason?.contains("now has row id \(renumbered)") == true, "\(list.endReason ?? "")")
+    }
 }

@@ -138,6 +138,65 @@ struct PostgresOutsideWritesTests {
         #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_rows", on: outside) == "0", "trimmed with the history")
     }
 
+    @Test("A session cannot forge an outside write by calling the note functions itself; a transaction that makes constraints immediate is told statement by statement")
+    func forgedNotesAndImmediateConstraints() async throws {
+        let fixture = try await CopyFixture.copied()
+        let watcher = try PostgresGallery(location: fixture.database)
+        defer { watcher.close() }
+        let admin = try fixture.connect()
+        defer { admin.close() }
+        let role = "nobody_\(UInt32.random(in: 0...UInt32.max))"
+        try admin.execute("CREATE ROLE \(role) LOGIN")
+        let nobody = try PostgresConnection(fixture.database.replacingOccurrences(of: "postgres@", with: "\(role)@"))
+        defer { nobody.close() }
+        let regions = try admin.query("SELECT id FROM region ORDER BY id LIMIT 2").rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } }
+        try #require(regions.count == 2)
+        let token = try watcher.currentToken()
+        for session in [nobody, admin] {
+            try session.execute("SELECT store_note_outside_rows('region', 'DELETE', ARRAY[\(regions[0])]::bigint[], NULL, NULL, ARRAY[NULL]::text[], NULL)")
+            try session.execute("SELECT store_note_outside_write()")
+        }
+        #expect(try Self.entries(after: token, on: admin) == [], "no entry announced by a direct call")
+        #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_rows WHERE token IS NULL", on: admin) == "0", "no row kept")
+
+        try admin.execute("""
+            BEGIN; SET CONSTRAINTS ALL IMMEDIATE;
+            UPDATE region SET name = name || '!' WHERE id = \(regions[0]);
+            UPDATE region SET photocount = photocount + 1 WHERE id = \(regions[1]);
+            COMMIT
+            """)
+        #expect(try Self.entries(after: token, on: admin).map { $0[2]?.hasPrefix("fe") } == [true, true], "an entry per statement, rows told")
+        let told = try watcher.history(since: token).map { $0.changes["Region"].updated }
+        #expect(told == [[regions[0]: ["name"]], [regions[1]: ["photoCount"]]], "\(told)")
+        #expect(try Self.scalar("SELECT count(*)::text FROM store_outside_rows WHERE token IS NULL", on: admin) == "0", "every row given its entry")
+    }
+
+    @Test("check names a database's or a role's default for the recording setting: with it off, psql's writes would go unheard")
+    func recordingDefaultsAreNamed() async throws {
+        let fixture = try await CopyFixture.copied()
+        let admin = try fixture.connect()
+        defer { admin.close() }
+        let role = "bulk_\(UInt32.random(in: 0...UInt32.max))"
+        try admin.execute("""
+            CREATE ROLE \(role) LOGIN;
+            DO $$ BEGIN
+                EXECUTE format('ALTER DATABASE %I SET topregions.record_changes = ''off''', current_database());
+                EXECUTE format('ALTER ROLE \(role) IN DATABASE %I SET topregions.record_changes = ''on''', current_database());
+            END $$
+            """)
+        let problems = try Gallery.checkPostgres(fixture.database)
+        #expect(problems.count == 2, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("every role in database ") && $0.contains("topregions.record_changes = 'off'") }, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("role \(role) in database ") && $0.contains("= 'on'") }, "\(problems)")
+        try admin.execute("""
+            DO $$ BEGIN
+                EXECUTE format('ALTER DATABASE %I RESET topregions.record_changes', current_database());
+                EXECUTE format('ALTER ROLE \(role) IN DATABASE %I RESET topregions.record_changes', current_database());
+            END $$
+            """)
+        #expect(try Gallery.checkPostgres(fixture.database) == [])
+    }
+
     @Test("A role that may only update one table, its search path pointing at a look-alike history, still has its write announced in the store's history")
     func restrictedRoleOtherSearchPath() async throws {
         let fixture = try await CopyFixture.copied()
