@@ -96,18 +96,22 @@ struct QueryPlan {
             if shown.includesAny(of: keys) { affected.contentChanged.insert(id) }
         }
         // An attribute of a related object that the request reads: find the root objects
-        // that lead to it (one query per relationship, chunked IN inside the store).
+        // that lead to it (one query per relationship and kind of change, chunked IN inside
+        // the store); they are redrawn only when a key they show changed there.
         for relationship in relationshipPaths {
-            let related = changes[relationship.entity].updated.filter { keys in
-                keys.value.contains(EntityChanges.everyKey) || !keys.value.isDisjoint(with: relationship.keys)
-            }.map(\.key)
-            guard !related.isEmpty else { continue }
-            let lookup = FetchRequest(entityName: rootEntity.name, predicate: Key(relationship.path).isIn(related),
-                                      sortDescriptors: [SortKey(rootEntity.primaryKey)])
-            let ids = try store.read { try $0.fetchIDs(lookup) }
-            affected.all.formUnion(ids)
-            let shownKeys = relationship.keys.map { "\(relationship.path).\($0)" }
-            if shown.includesAny(of: Set(shownKeys)) { affected.contentChanged.formUnion(ids) }
+            var redrawn: [Int64] = [], placed: [Int64] = []
+            for (id, keys) in changes[relationship.entity].updated {
+                guard keys.contains(EntityChanges.everyKey) || !keys.isDisjoint(with: relationship.keys) else { continue }
+                let paths = keys.map { $0 == EntityChanges.everyKey ? $0 : "\(relationship.path).\($0)" }
+                if shown.includesAny(of: Set(paths)) { redrawn.append(id) } else { placed.append(id) }
+            }
+            for (related, contentChanged) in [(redrawn, true), (placed, false)] where !related.isEmpty {
+                let lookup = FetchRequest(entityName: rootEntity.name, predicate: Key(relationship.path).isIn(related),
+                                          sortDescriptors: [SortKey(rootEntity.primaryKey)])
+                let ids = try store.read { try $0.fetchIDs(lookup) }
+                affected.all.formUnion(ids)
+                if contentChanged { affected.contentChanged.formUnion(ids) }
+            }
         }
         return affected
     }

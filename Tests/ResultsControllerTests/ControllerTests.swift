@@ -128,6 +128,29 @@ struct ControllerTests {
         #expect(try titles.object(at: IndexPath(row: 2, section: 0)).title == "Written again")
     }
 
+    @Test("A change behind a relationship that the request reads but the rows do not show is no update; a shown one is", arguments: StoreKind.available)
+    func relatedChangeNotShown(on kind: StoreKind) throws {
+        let under = try Self.seeded(kind)
+        let store = under.store
+        let photos = try store.read { try $0.fetch(FetchRequest(Photo.self, sortDescriptors: [SortKey("views")])) as [Photo] }
+        let recents = try store.write { transaction in
+            try photos.prefix(3).enumerated().map { try transaction.inserted(Recent(lastViewed: Double($0.offset), photoID: $0.element.id)) }
+        }
+        let request = FetchRequest(Recent.self, predicate: Key("photo.views") >= 0, sortDescriptors: [SortKey("lastViewed")])
+        let controller = try ResultsController<Recent>(store: store, request: request, displayedKeys: ["photo.title"])
+        let log = DelegateLog()
+        controller.delegate = log
+        try controller.performFetch()
+        var viewed = photos[1]
+        viewed.views += 100
+        try store.write { _ = try $0.update(viewed) }
+        #expect(log.changes.isEmpty, "the rows show no photo's views: \(log.calls)")
+        var renamed = photos[2]
+        renamed.title = "Renamed"
+        try store.write { _ = try $0.update(renamed) }
+        #expect(log.changes.last?.batch.updates.map(\.id) == [recents[2].id].compactMap { $0 }, "\(log.calls)")
+    }
+
     @Test("Batches arrive as an AsyncSequence too", arguments: StoreKind.available)
     func asyncSequence(on kind: StoreKind) async throws {
         let under = try Self.seeded(kind)
