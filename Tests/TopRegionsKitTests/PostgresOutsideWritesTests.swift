@@ -18,6 +18,19 @@ struct PostgresOutsideWritesTests {
                              [.integer(token)]).rows
     }
 
+    /// A new login role named from `prefix`, created on `admin`; `grants` are the
+    /// statements that follow, given the role's name.
+    static func newRole(_ prefix: String, on admin: PostgresConnection, _ grants: (String) -> String = { _ in "" }) throws -> String {
+        let role = "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
+        try admin.execute("CREATE ROLE \(role) LOGIN;\n" + grants(role))
+        return role
+    }
+
+    /// The fixture's database, connected to as `role`.
+    static func location(_ fixture: CopyFixture, as role: String) -> String {
+        fixture.database.replacingOccurrences(of: "postgres@", with: "\(role)@")
+    }
+
     /// The first column of the first row, as text.
     static func scalar(_ sql: String, on connection: PostgresConnection) throws -> String? {
         try connection.query(sql).rows.first?.first ?? nil
@@ -145,9 +158,7 @@ struct PostgresOutsideWritesTests {
         defer { watcher.close() }
         let admin = try fixture.connect()
         defer { admin.close() }
-        let role = "nobody_\(UInt32.random(in: 0...UInt32.max))"
-        try admin.execute("CREATE ROLE \(role) LOGIN")
-        let nobody = try PostgresConnection(fixture.database.replacingOccurrences(of: "postgres@", with: "\(role)@"))
+        let nobody = try PostgresConnection(Self.location(fixture, as: try Self.newRole("nobody", on: admin)))
         defer { nobody.close() }
         let regions = try admin.query("SELECT id FROM region ORDER BY id LIMIT 2").rows.compactMap { $0.first.flatMap { $0 }.flatMap { Int64($0) } }
         try #require(regions.count == 2)
@@ -176,14 +187,14 @@ struct PostgresOutsideWritesTests {
         let fixture = try await CopyFixture.copied()
         let admin = try fixture.connect()
         defer { admin.close() }
-        let role = "bulk_\(UInt32.random(in: 0...UInt32.max))"
-        try admin.execute("""
-            CREATE ROLE \(role) LOGIN;
+        let role = try Self.newRole("bulk", on: admin) { role in
+            """
             DO $$ BEGIN
                 EXECUTE format('ALTER DATABASE %I SET topregions.record_changes = ''off''', current_database());
                 EXECUTE format('ALTER ROLE \(role) IN DATABASE %I SET topregions.record_changes = ''on''', current_database());
             END $$
-            """)
+            """
+        }
         let problems = try Gallery.checkPostgres(fixture.database)
         #expect(problems.count == 2, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("every role in database ") && $0.contains("topregions.record_changes = 'off'") }, "\(problems)")
@@ -202,9 +213,8 @@ struct PostgresOutsideWritesTests {
         let fixture = try await CopyFixture.copied()
         let admin = try fixture.connect()
         defer { admin.close() }
-        let role = "outside_\(UInt32.random(in: 0...UInt32.max))"
-        try admin.execute("""
-            CREATE ROLE \(role) LOGIN;
+        let role = try Self.newRole("outside", on: admin) { role in
+            """
             GRANT USAGE ON SCHEMA public TO \(role);
             GRANT SELECT, UPDATE ON region TO \(role);
             CREATE SCHEMA lookalike;
@@ -214,10 +224,10 @@ struct PostgresOutsideWritesTests {
             GRANT USAGE ON SCHEMA lookalike TO \(role);
             GRANT ALL ON ALL TABLES IN SCHEMA lookalike TO \(role);
             ALTER ROLE \(role) SET search_path = lookalike, public
-            """)
+            """
+        }
         let before = try #require(Int64(try Self.scalar("SELECT coalesce(max(token), 0)::text FROM store_history", on: admin) ?? ""))
-        let location = fixture.database.replacingOccurrences(of: "postgres@", with: "\(role)@")
-        let restricted = try PostgresConnection(location)
+        let restricted = try PostgresConnection(Self.location(fixture, as: role))
         defer { restricted.close() }
         try restricted.execute("UPDATE public.region SET photocount = photocount + 1 WHERE id = (SELECT min(id) FROM public.region)")
         #expect(try Self.entries(after: before, on: admin).map { $0[1] } == ["outside"], "the entry is in the store's history")
@@ -232,14 +242,14 @@ struct PostgresOutsideWritesTests {
         let fixture = try await CopyFixture.copied()
         let admin = try fixture.connect()
         defer { admin.close() }
-        let role = "reader_\(UInt32.random(in: 0...UInt32.max))"
-        try admin.execute("""
-            CREATE ROLE \(role) LOGIN;
+        let role = try Self.newRole("reader", on: admin) { role in
+            """
             GRANT USAGE ON SCHEMA public TO \(role);
             GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role);
             REVOKE SELECT ON store_outside_rows FROM \(role)
-            """)
-        let watcher = try PostgresGallery(location: fixture.database.replacingOccurrences(of: "postgres@", with: "\(role)@"))
+            """
+        }
+        let watcher = try PostgresGallery(location: Self.location(fixture, as: role))
         defer { watcher.close() }
         let regions = try watcher.topRegionsController(limit: 10)
         try regions.performFetch()
