@@ -15,21 +15,30 @@ struct PostgresListWritesCLITests {
         }
     }
 
+    /// A database holding two sample pages' gallery, and the first `count` photos its top
+    /// ten regions show (at least `least` of them), the last `favorites` of them made the
+    /// local user's Favorites in order.
+    private func galleryWithFavorites(_ tool: Tool, database prefix: String, photos count: Int, least: Int,
+                                      favorites: Int) throws -> (database: String, photos: [String]) {
+        #expect(try tool.run(["sync", "--pages", "2"]).status == 0)
+        let database = try PostgresTestServer.shared().makeDatabase(prefix)
+        #expect(try tool.run(["copy", "--to", database]).status == 0)
+        let photos = Array(try shownPhotos(tool, regions: 10).prefix(count))
+        try #require(photos.count >= least, "the sample should have \(least) photos in its top regions")
+        for photo in photos.suffix(favorites) {
+            let added = try tool.runWithoutStore(["--store", database, "favorites", "add", photo])
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        return (database, photos)
+    }
+
     @Test("Processes viewing photos and moving Favorites at once leave 20 Recents, each photo once, and Favorites in distinct places (seed printed)")
     func manyProcessesAtOnce() throws {
         let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresListWritesCLITests.manyProcessesAtOnce")
         var random = SeededGenerator(seed: seed)
         let tool = try Tool()
-        #expect(try tool.run(["sync", "--pages", "2"]).status == 0)
-        let database = try PostgresTestServer.shared().makeDatabase("writers")
-        #expect(try tool.run(["copy", "--to", database]).status == 0)
-        let photos = Array(try shownPhotos(tool, regions: 10).prefix(40))
-        try #require(photos.count >= 30, "the sample should have 30 photos in its top regions")
+        let (database, photos) = try galleryWithFavorites(tool, database: "writers", photos: 40, least: 30, favorites: 8)
         let favorites = Array(photos.suffix(8))
-        for photo in favorites {
-            let added = try tool.runWithoutStore(["--store", database, "favorites", "add", photo])
-            #expect(added.status == 0, "\(added.stderr)")
-        }
 
         // Eight shells at once, each running its commands one after another and printing
         // each one's exit status.
@@ -167,12 +176,7 @@ struct PostgresListWritesCLITests {
         let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresListWritesCLITests.manyWritersAllSucceed")
         var random = SeededGenerator(seed: seed)
         let tool = try Tool()
-        #expect(try tool.run(["sync", "--pages", "2"]).status == 0)
-        let database = try PostgresTestServer.shared().makeDatabase("crowd")
-        #expect(try tool.run(["copy", "--to", database]).status == 0)
-        let photos = Array(try shownPhotos(tool, regions: 10).prefix(40))
-        try #require(photos.count >= 30)
-        for photo in photos.suffix(8) { #expect(try tool.runWithoutStore(["--store", database, "favorites", "add", photo]).status == 0) }
+        let (database, photos) = try galleryWithFavorites(tool, database: "crowd", photos: 40, least: 30, favorites: 8)
         // Without turns, a tenth of these commands ran out of attempts here (exit 75).
         let scripts = (0..<64).map { _ in
             (0..<3).map { _ -> [String] in
@@ -195,12 +199,7 @@ struct PostgresListWritesCLITests {
         let seed = testSeed("TOPREGIONS_TEST_SEED", test: "PostgresListWritesCLITests.concurrentMovesDoNotDeadlock")
         var random = SeededGenerator(seed: seed)
         let tool = try Tool()
-        #expect(try tool.run(["sync", "--pages", "2"]).status == 0)
-        let database = try PostgresTestServer.shared().makeDatabase("moves")
-        #expect(try tool.run(["copy", "--to", database]).status == 0)
-        let photos = Array(try shownPhotos(tool, regions: 10).prefix(20))
-        try #require(photos.count == 20)
-        for photo in photos { #expect(try tool.runWithoutStore(["--store", database, "favorites", "add", photo]).status == 0) }
+        let (database, photos) = try galleryWithFavorites(tool, database: "moves", photos: 20, least: 20, favorites: 20)
         // The twelve to be removed (added last: the highest ids) moved to the front, so that a
         // removal renumbers rows of lower ids than its own.
         for _ in 0..<12 { #expect(try tool.runWithoutStore(["--store", database, "favorites", "move", "20", "1"]).status == 0) }
