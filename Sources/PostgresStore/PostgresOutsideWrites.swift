@@ -39,7 +39,9 @@ enum PostgresOutsideWrites {
 
     /// Both note functions may be run by anyone (a role that may write one table has its
     /// writes announced through them) but do nothing unless a trigger runs them: a session
-    /// cannot announce writes it did not make by calling them itself.
+    /// cannot announce writes it did not make by calling them itself. (The privileges of
+    /// the session's role are not asked: a write through a view or a function of its
+    /// owner's rights is the owner's, and must be announced all the same.)
     static let calledByTrigger = "pg_trigger_depth() > 0"
 
     /// What a tracked table's trigger function runs for a truncation: through the store's
@@ -202,7 +204,7 @@ enum PostgresOutsideWrites {
     /// makes them fail), the setting is a session's own.
     static func recordingDefaults(on connection: PostgresConnection) throws -> [String] {
         let setting = PostgresHistorySchema.recordingSetting
-        let consequence = "watchers would not hear of writes from psql or other programs (reset it; it is a session's own setting)"
+        let consequence = "writes from psql or other programs would go unannounced or fail (reset it: it is a session's own setting)"
         var problems = try connection.query("""
             SELECT coalesce('role ' || quote_ident(r.rolname), 'every role') || ' in '
                        || coalesce('database ' || quote_ident(d.datname), 'every database'), split_part(c, '=', 2)
@@ -213,11 +215,11 @@ enum PostgresOutsideWrites {
             """, [.text(setting)]).rows.map { row in
             "\(row.first.flatMap { $0 } ?? "a role") sets \(setting) = \(PostgresSchema.literal(.text(row.count > 1 ? row[1] ?? "" : ""))) by default: \(consequence)"
         }
-        let server = try connection.query("""
-            SELECT setting FROM pg_settings WHERE name = $1 AND source NOT IN ('default', 'session', 'client', 'database', 'user', 'database user')
-            """, [.text(setting)]).rows.first?.first ?? nil
-        if let server {
-            problems.append("the server's configuration sets \(setting) = \(PostgresSchema.literal(.text(server))): \(consequence)")
+        // What this session got without setting it: the server's configuration, when no
+        // database or role default applies (`ALTER SYSTEM`, postgresql.conf).
+        let effective = try connection.query("SELECT current_setting($1, true)", [.text(setting)]).rows.first?.first ?? nil
+        if problems.isEmpty, let effective, !effective.isEmpty {
+            problems.append("the server's configuration sets \(setting) = \(PostgresSchema.literal(.text(effective))): \(consequence)")
         }
         return problems
     }

@@ -208,6 +208,28 @@ struct PostgresOutsideWritesTests {
         #expect(try Gallery.checkPostgres(fixture.database) == [])
     }
 
+    @Test("check names a server-wide default for the recording setting (ALTER SYSTEM), on a server of its own")
+    func serverRecordingDefaultIsNamed() async throws {
+        let server = try PostgresTestServer()  // its own: its configuration changes
+        let database = try server.makeDatabase("serverwide")
+        let store = try PostgresStore(location: database, schema: TopRegionsSchema.postgres)
+        defer { store.close() }
+        #expect(try store.migrate() == .created)
+        let admin = try PostgresConnection(database)
+        defer { admin.close() }
+        // The session knows the setting once it has set it; ALTER SYSTEM refuses one it does not know.
+        try admin.execute("SET topregions.record_changes = ''")
+        try admin.execute("ALTER SYSTEM SET topregions.record_changes = 'off'")
+        try admin.execute("SELECT pg_reload_conf()")
+        #expect(eventually(timeout: 10) {
+            let problems = (try? Gallery.checkPostgres(database)) ?? []
+            return problems.count == 1 && problems[0].hasPrefix("the server's configuration sets topregions.record_changes = 'off'")
+        }, "\((try? Gallery.checkPostgres(database)) ?? [])")
+        try admin.execute("ALTER SYSTEM RESET topregions.record_changes")
+        try admin.execute("SELECT pg_reload_conf()")
+        #expect(eventually(timeout: 10) { (try? Gallery.checkPostgres(database)) == [] })
+    }
+
     @Test("A role that may only update one table, its search path pointing at a look-alike history, still has its write announced in the store's history")
     func restrictedRoleOtherSearchPath() async throws {
         let fixture = try await CopyFixture.copied()
