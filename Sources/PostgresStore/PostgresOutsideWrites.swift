@@ -38,10 +38,11 @@ enum PostgresOutsideWrites {
     static let rowLimit = PostgresStore.outsideWriteRowLimit
 
     /// Both note functions may be run by anyone (a role that may write one table has its
-    /// writes announced through them) but do nothing unless a trigger runs them: a session
-    /// cannot announce writes it did not make by calling them itself. (The privileges of
-    /// the session's role are not asked: a write through a view or a function of its
-    /// owner's rights is the owner's, and must be announced all the same.)
+    /// writes announced through them) but do nothing unless a trigger runs them: calling
+    /// one directly announces nothing. (A trigger of the session's own can still call them;
+    /// watchers re-read what an entry names, so a forged one costs work, not a wrong row.
+    /// The privileges of the session's role are not asked: a write through a view or a
+    /// function of its owner's rights is the owner's, and must be announced all the same.)
     static let calledByTrigger = "pg_trigger_depth() > 0"
 
     /// What a tracked table's trigger function runs for a truncation: through the store's
