@@ -199,11 +199,17 @@ public final class PostgresConnection {
         return PostgresError(.connectionLost, "lost the connection to \(redactedLocation): \(reason)", sql: sql)
     }
 
-    /// libpq's message on one line: it breaks its hints onto indented lines of their own.
+    /// libpq's message on one line: it breaks its hints onto indented lines of their own,
+    /// often without a full stop ("…failed: Connection refused" / "Is the server running…").
     static func trimmedMessage(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "no reason given" }
-        let text = String(cString: message).split(whereSeparator: { $0 == "\n" || $0 == "\t" || $0 == "\r" })
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        let lines = String(cString: message).split(whereSeparator: { $0 == "\n" || $0 == "\t" || $0 == "\r" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var text = ""
+        for line in lines {
+            if let last = text.last { text += ".:;?!".contains(last) ? " " : ". " }
+            text += line
+        }
         return text.isEmpty ? "no reason given" : text
     }
 }

@@ -48,7 +48,7 @@ enum ProductBenchmarks {
             let baselineMedian = baseline.sorted { $0.seconds < $1.seconds }[baseline.count / 2]
             return [Figure(scenario: "sync.ingest", n: n, seconds: oursMedian.seconds, baseline: "raw SQLite inserts of the same photo rows",
                            baselineSeconds: baselineMedian.seconds,
-                           extra: ["perSecond": Double(oursMedian.stored) / oursMedian.seconds,
+                           extra: ["store": "sqlite", "perSecond": Double(oursMedian.stored) / oursMedian.seconds,
                                    "baselinePerSecond": Double(baselineMedian.rows) / baselineMedian.seconds, "runs": ours.count])]
         }
     }
@@ -234,9 +234,9 @@ enum ProductBenchmarks {
                 throw StoreError(.invalidRequest, "the top regions disagree with the naive query")
             }
             figures.append(Figure(scenario: "query.topRegions", n: photos, seconds: ours, baseline: "GROUP BY region COUNT(DISTINCT photographer)",
-                                  baselineSeconds: baseline, extra: ["regions": regions, "photographers": photographers]))
+                                  baselineSeconds: baseline, extra: ["store": "sqlite", "regions": regions, "photographers": photographers]))
             figures.append(Figure(scenario: "query.topRegions.performFetch", n: photos, seconds: controllerFetch,
-                                  baseline: "GROUP BY region COUNT(DISTINCT photographer)", baselineSeconds: baseline))
+                                  baseline: "GROUP BY region COUNT(DISTINCT photographer)", baselineSeconds: baseline, extra: ["store": "sqlite"]))
             // The photos of the region with 10,000 photos, by localized title.
             var records: [PhotoRecord] = [], rawRecords: [PhotoRecord] = []
             let raw = try RawRegionPhotos(path: path)
@@ -248,7 +248,8 @@ enum ProductBenchmarks {
                 throw StoreError(.invalidRequest, "the region's photos disagree with SQLite's C API (\(records.count) and \(rawRecords.count))")
             }
             figures.append(Figure(scenario: "query.regionPhotos", n: records.count, seconds: regionPhotos,
-                                  baseline: "the same query and records through SQLite's C API", baselineSeconds: rawRegionPhotos))
+                                  baseline: "the same query and records through SQLite's C API", baselineSeconds: rawRegionPhotos,
+                                  extra: ["store": "sqlite"]))
             // The whole command, cold process, warm disk, against sqlite3 running the naive query.
             figures.append(try cliRegions(storePath: path, photos: photos))
             return figures

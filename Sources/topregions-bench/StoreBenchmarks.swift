@@ -41,7 +41,7 @@ enum StoreBenchmarks {
                 try RawSQLite.insert(photos, at: rawPath)
             }
             return [Figure(scenario: "store.insert", n: n, seconds: ours, baseline: "raw SQLite prepared statements",
-                           baselineSeconds: raw, extra: ["perSecond": Double(n) / ours, "baselinePerSecond": Double(n) / raw])]
+                           baselineSeconds: raw, extra: ["store": "sqlite", "perSecond": Double(n) / ours, "baselinePerSecond": Double(n) / raw])]
         }
     }
 
@@ -66,7 +66,7 @@ enum StoreBenchmarks {
                 throw StoreError(.invalidRequest, "fetched \(fetched) and \(rawFetched) of \(n) records")
             }
             return [Figure(scenario: "store.fetch", n: n, seconds: ours, baseline: "raw SQLite prepared statements",
-                           baselineSeconds: raw, extra: ["perSecond": Double(n) / ours, "baselinePerSecond": Double(n) / raw])]
+                           baselineSeconds: raw, extra: ["store": "sqlite", "perSecond": Double(n) / ours, "baselinePerSecond": Double(n) / raw])]
         }
     }
 

@@ -85,13 +85,14 @@ extension Invocation {
         return try Gallery.open(path: path ?? storePath, for: use, busyTimeout: try busyTimeout())
     }
 
-    /// `TOPREGIONS_POSTGRES_POOL`: how many connections to a PostgreSQL store a process
-    /// shares among its threads (1 to 64); `fallback` when unset (1 for a command, 4 for
-    /// `serve`).
+    /// `--pool`, else `TOPREGIONS_POSTGRES_POOL`: how many connections to a PostgreSQL
+    /// store a process shares among its threads (1 to 64); `fallback` when neither is given
+    /// (1 for a command, 4 for `serve`).
     func postgresPoolSize(default fallback: Int) throws -> Int {
-        guard let text = environment["TOPREGIONS_POSTGRES_POOL"], !text.isEmpty else { return fallback }
+        let (text, name) = poolArgument.map { ($0, "--pool") } ?? (environment["TOPREGIONS_POSTGRES_POOL"] ?? "", "TOPREGIONS_POSTGRES_POOL")
+        guard !text.isEmpty || poolArgument != nil else { return fallback }
         guard let size = Int(text), (1...64).contains(size) else {
-            throw UsageError("TOPREGIONS_POSTGRES_POOL must be a number of connections from 1 to 64, not \"\(TerminalText.escape(String(text.prefix(40))))\"", command: command)
+            throw UsageError("\(name) must be a number of connections from 1 to 64, not \"\(TerminalText.escape(String(text.prefix(40))))\"", command: command)
         }
         return size
     }

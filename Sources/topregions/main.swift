@@ -46,7 +46,7 @@ if words.flags.contains("help") {
 func run(_ command: Command, _ words: CommandLineWords) async -> Never {
     do {
         var invocation = try Invocation(command: command, words: words, environment: ProcessInfo.processInfo.environment)
-        // A bad TOPREGIONS_POSTGRES_POOL is a usage error whatever the command.
+        // A bad --pool or TOPREGIONS_POSTGRES_POOL is a usage error whatever the command.
         _ = try invocation.postgresPoolSize(default: 1)
         exit(try await command.run(&invocation))
     } catch let error as UsageError {

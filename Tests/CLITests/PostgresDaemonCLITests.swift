@@ -43,6 +43,22 @@ struct PostgresDaemonCLITests {
         #expect(refused.status == 75 && refused.stderr.contains("another sync is running"), "\(refused.stderr)")
     }
 
+    @Test("--pool (else TOPREGIONS_POSTGRES_POOL) sizes a process's PostgreSQL connections: 1 to 64, anything else a usage error naming it")
+    func poolOption() throws {
+        let tool = try Tool()
+        let database = try PostgresTestServer.shared().makeDatabase("pool")
+        #expect(try tool.runWithoutStore(["--store", database, "migrate"]).status == 0)
+        for (words, environment, named) in [(["--pool", "0"], [:], "--pool"), (["--pool=65"], [:], "--pool"), (["--pool", "abc"], [:], "--pool"),
+                                            ([], ["TOPREGIONS_POSTGRES_POOL": "0"], "TOPREGIONS_POSTGRES_POOL")] {
+            let refused = try tool.runWithoutStore(["--store", database] + words + ["regions"], environment: environment)
+            #expect(refused.status == 64 && refused.stderr.contains("\(named) must be a number of connections from 1 to 64"), "\(words) \(refused.stderr)")
+        }
+        let given = try tool.runWithoutStore(["--store", database, "--pool", "3", "--json", "status"], environment: ["TOPREGIONS_POSTGRES_POOL": "0"])
+        #expect(given.status == 0, "--pool wins over the environment: \(given.stderr)")
+        #expect(try tool.runWithoutStore(["--store", database, "regions", "--pool", "64"]).status == 0, "after the command too")
+        #expect(try tool.runWithoutStore(["--store", database, "--pool", "2", "--pool", "2", "regions"]).status == 64, "given twice")
+    }
+
     @Test("status on PostgreSQL lists every daemon of the database, from any host's view; one killed leaves the list; a session posing as one shows what it claims, no more")
     func statusListsDaemons() throws {
         let tool = try Tool()

@@ -114,6 +114,16 @@ struct PostgresLocationTests {
                 == "see https://example.org/a?b=c and postgresql://u:***@h/d")
     }
 
+    @Test("libpq's message is one line, its hint lines joined as sentences")
+    func messagesOnOneLine() {
+        let libpq = "connection to server at \"h\" (127.0.0.1), port 1 failed: Connection refused\n\tIs the server running on that host and accepting TCP/IP connections?\n"
+        #expect(PostgresConnection.trimmedMessage(libpq)
+                == "connection to server at \"h\" (127.0.0.1), port 1 failed: Connection refused. Is the server running on that host and accepting TCP/IP connections?")
+        #expect(PostgresConnection.trimmedMessage("FATAL:  database \"x\" does not exist\n") == "FATAL:  database \"x\" does not exist")
+        #expect(PostgresConnection.trimmedMessage("ERROR:  oops:\n  DETAIL:  more\n") == "ERROR:  oops: DETAIL:  more")
+        #expect(PostgresConnection.trimmedMessage(" \n\t") == "no reason given")
+    }
+
     @Test("Connection failures that may pass are told from those that will not, by libpq's words or the server's SQLSTATE")
     func transientConnectionFailures() {
         let passing = ["connection to server at \"h\", port 1 failed: Connection refused", "timeout expired",

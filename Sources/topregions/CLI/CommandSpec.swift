@@ -84,10 +84,12 @@ struct Command: Sendable {
 
 /// The options every command takes.
 enum GlobalOptions {
-    static let store = Option.value("store", "PATH", "the store: a SQLite file", default: "$TOPREGIONS_STORE, else $XDG_DATA_HOME/topregions/store.sqlite",
+    static let store = Option.value("store", "PATH", "the store: a SQLite file, or a postgresql:// URL", default: "$TOPREGIONS_STORE, else $XDG_DATA_HOME/topregions/store.sqlite",
                                     completions: ["FILE"])
+    static let pool = Option.value("pool", "N", "connections this process keeps to a PostgreSQL store, 1 to 64",
+                                   default: "1; 4 for serve", environment: "TOPREGIONS_POSTGRES_POOL")
     static let json = Option.flag("json", "print JSON on stdout and nothing else")
     static let quiet = Option.flag("quiet", "no progress line on stderr")
     static let help = Option.flag("help", "show this help")
-    static let all = [store, json, quiet, help]
+    static let all = [store, pool, json, quiet, help]
 }

@@ -3,7 +3,10 @@ import Foundation
 // Help, the man page and shell completions, all made from the command table.
 enum HelpText {
     static let environment: [(String, String)] = [
-        ("TOPREGIONS_STORE", "the store, when --store is not given"),
+        ("TOPREGIONS_STORE", "the store, when --store is not given: a SQLite file, or a postgresql:// URL"),
+        ("TOPREGIONS_BUSY_TIMEOUT", "how long a write waits for another process's lock on the store before it exits 75 (default: 60s)"),
+        ("TOPREGIONS_POSTGRES_POOL", "connections a process keeps to a PostgreSQL store, 1 to 64 (default: 1; 4 for serve)"),
+        ("PGPASSFILE, PGSSLMODE, PGHOST, …", "libpq's own settings, for a PostgreSQL store (keep the password out of the URL)"),
         ("XDG_DATA_HOME", "where the default store lives ($XDG_DATA_HOME/topregions/store.sqlite; ~/.local/share when unset or not absolute)"),
         ("XDG_CACHE_HOME", "where large images are cached ($XDG_CACHE_HOME/topregions/images; ~/.cache when unset or not absolute)"),
         ("FLICKR_ENDPOINT", "the Flickr REST endpoint"),
@@ -19,7 +22,7 @@ enum HelpText {
         (0, "success"),
         (ExitStatus.failure, "a failure at run time (network, store, not found): one line on stderr"),
         (ExitStatus.usage, "a usage error: the usage line and where to read more"),
-        (ExitStatus.temporaryFailure, "try again later: another sync holds the store, or the source failed for a reason that may pass"),
+        (ExitStatus.temporaryFailure, "try again later: another sync holds the store, a PostgreSQL server could not be reached or its connection was lost, or the source failed for a reason that may pass"),
     ]
 
     /// `topregions --help`.
@@ -27,7 +30,7 @@ enum HelpText {
         var text = """
             topregions \(version): a photo-gallery backend that keeps Flickr's top regions.
 
-            Usage: topregions [--store PATH] [--json] [--quiet] COMMAND [options]
+            Usage: topregions [--store PATH] [--pool N] [--json] [--quiet] COMMAND [options]
 
             Commands:
 
@@ -92,7 +95,7 @@ enum HelpText {
         }
         var page = ".TH TOPREGIONS 1 \"\" \"topregions \(version)\" \"User Commands\"\n"
         page += ".SH NAME\ntopregions \\- a photo-gallery backend that keeps Flickr's top regions\n"
-        page += ".SH SYNOPSIS\n.B topregions\n[\\-\\-store PATH] [\\-\\-json] [\\-\\-quiet] COMMAND [options]\n"
+        page += ".SH SYNOPSIS\n.B topregions\n[\\-\\-store PATH] [\\-\\-pool N] [\\-\\-json] [\\-\\-quiet] COMMAND [options]\n"
         page += ".SH DESCRIPTION\n" + roff("topregions syncs recent geotagged Flickr photo metadata into a store, groups the photos by region, keeps Recents and Favorites, and shows the top regions, a region's photos and the user's lists, also live.") + "\n"
         page += ".SH COMMANDS\n"
         for command in Commands.all {
@@ -109,7 +112,7 @@ enum HelpText {
         for option in GlobalOptions.all { page += ".TP\n.B \(roff(option.synopsis))\n\(roff(option.help))\n" }
         page += ".TP\n.B \\-\\-version\nprint the version\n"
         page += ".SH ENVIRONMENT\n" + environment.map { ".TP\n.B \(roff($0.0))\n\(roff($0.1))\n" }.joined()
-        page += ".SH FILES\n.TP\n.I STORE.sync\\-lock, STORE.daemon\\-lock\nlocks held during a sync pass and while a daemon runs; harmless when stale\n"
+        page += ".SH FILES\n.TP\n.I STORE.sync\\-lock, STORE.daemon\\-lock\nlocks held during a sync pass and while a daemon runs; harmless when stale (a PostgreSQL store uses advisory locks instead)\n"
         page += ".SH EXIT STATUS\n" + exitStatuses.map { ".TP\n.B \($0.0)\n\(roff($0.1))\n" }.joined()
         return page
     }

@@ -45,13 +45,14 @@ struct CommandLineWords {
             case "version", "json", "quiet", "help":
                 guard inline == nil else { throw UsageError("--\(name) takes no value: leave out \"=\(inline ?? "")\"") }
                 if name == "version" { version = true } else { flags.insert(name) }
-            case "store":
+            case "store", "pool":
+                let valueName = name == "store" ? "PATH" : "N"
                 guard let value = inline ?? (index < words.count ? words[index] : nil), !value.hasPrefix("--") else {
-                    throw UsageError("--store needs a value (PATH)")
+                    throw UsageError("--\(name) needs a value (\(valueName))")
                 }
                 if inline == nil { index += 1 }
-                guard global["store"] == nil else { throw UsageError("--store is given twice") }
-                global["store"] = value
+                guard global[name] == nil else { throw UsageError("--\(name) is given twice") }
+                global[name] = value
             default:
                 rest.append(word)
             }
@@ -74,6 +75,8 @@ struct Invocation {
     let output: Output
     let environment: [String: String]
     let storeArgument: String?
+    /// `--pool`, when given.
+    let poolArgument: String?
     private(set) var values: [String: String] = [:]
     private(set) var flags: Set<String> = []
     let positionals: [String]
@@ -82,6 +85,7 @@ struct Invocation {
         self.command = command
         self.environment = environment
         storeArgument = words.global["store"]
+        poolArgument = words.global["pool"]
         if storeArgument?.isEmpty == true {
             throw UsageError("--store needs the store's path, not an empty word", command: command)
         }
