@@ -41,7 +41,8 @@ final class PostgresDaemonPresence: SyncLockHold, @unchecked Sendable {
     }
 
     /// Shows the daemon again when its connection was lost (a server restart): called
-    /// before each pass. Never throws: a daemon that cannot be shown still syncs.
+    /// before each pass and every few seconds of a sleep. Never throws: a daemon that
+    /// cannot be shown still syncs.
     func confirm() {
         lock.withLock {
             if let connection, (try? connection.query("SELECT 1")) != nil { return }

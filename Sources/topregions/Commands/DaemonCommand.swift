@@ -182,14 +182,15 @@ extension Commands {
     /// forgotten the daemon, and `status` on other hosts shows it again within this time.
     static let presenceCheckSeconds: Double = 5
 
-    /// Sleeps `seconds` (until cancelled), confirming `lock` every `presenceCheckSeconds`.
+    /// Sleeps `seconds` (until cancelled), confirming `lock` every `presenceCheckSeconds`
+    /// in between (the pass after the sleep confirms it first anyway).
     static func sleep(_ seconds: Double, confirming lock: any SyncLockHold) async {
         var left = seconds
         while left > 0 {
             let slice = min(left, presenceCheckSeconds)
             do { try await Task.sleep(nanoseconds: UInt64(slice * 1e9)) } catch { return }
             left -= slice
-            try? lock.confirm()
+            if left > 0 { try? lock.confirm() }
         }
     }
 
