@@ -30,7 +30,7 @@ extension GalleryAPI {
         } else {
             return nil
         }
-        guard let file = WebAssets.files[name] else { throw APIError.notFound("no file at \(LogText.escaped(request.path, limit: 128))") }
+        guard let file = WebAssets.file(named: name) else { throw APIError.notFound("no file at \(LogText.escaped(request.path, limit: 128))") }
         guard ["GET", "HEAD"].contains(request.method) else { throw APIError.methodNotAllowed(request.method, allowed: ["GET", "HEAD"]) }
         // A query is ignored here, unlike the API's: a shared link carries tracking
         // parameters (`?utm_source=…`), a cache-busting asset URL a version; neither means
@@ -44,5 +44,22 @@ extension GalleryAPI {
             return HTTPResponse(status: 304, headers: headers, body: .bytes(bytes))  // not sent: it sets the 200's Content-Length
         }
         return HTTPResponse(status: 200, headers: headers, body: .bytes(bytes))  // libmicrohttpd sends no body for HEAD, with the GET length
+    }
+}
+
+extension WebAssets {
+    /// The page's file by name: from `$TOPREGIONS_WEB_DIR` when that is set (a developer
+    /// editing the page sees a change on reload, without a build), else the embedded copy.
+    static func file(named name: String) -> (type: String, text: String)? {
+        guard let folder = ProcessInfo.processInfo.environment["TOPREGIONS_WEB_DIR"], !folder.isEmpty else { return files[name] }
+        let types = ["html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8",
+                     "svg": "image/svg+xml"]
+        guard !name.contains("/"), !name.hasPrefix("."), let type = types[URL(fileURLWithPath: name).pathExtension],
+              let data = FileManager.default.contents(atPath: URL(fileURLWithPath: folder).appendingPathComponent(name).path) else {
+            return nil
+        }
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasSuffix("\n") { text.removeLast() }
+        return (type, text)
     }
 }
