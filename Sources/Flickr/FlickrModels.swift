@@ -42,12 +42,18 @@ public struct FlickrPhoto: Sendable, Equatable {
     public var originalSecret: String?
     /// The original image's file extension ("jpg", "png"); nil when not public.
     public var originalFormat: String?
+    /// The photo's licence id (`license`, e.g. "4" for CC BY 2.0); nil when Flickr did not say.
+    public var license: String?
+    /// The owner's URL alias (`pathalias`), which their Flickr pages use instead of the
+    /// owner id; nil when they have none.
+    public var pathAlias: String?
 
     /// A photo with these values.
     public init(id: String, owner: String, ownerName: String? = nil, secret: String? = nil, server: String? = nil,
                 farm: Int? = nil, title: String = "", description: String = "", dateUpload: Date? = nil,
                 latitude: Double? = nil, longitude: Double? = nil, accuracy: Int? = nil, placeID: String? = nil,
-                woeID: String? = nil, originalSecret: String? = nil, originalFormat: String? = nil) {
+                woeID: String? = nil, originalSecret: String? = nil, originalFormat: String? = nil, license: String? = nil,
+                pathAlias: String? = nil) {
         self.id = id
         self.owner = owner
         self.ownerName = ownerName
@@ -64,6 +70,8 @@ public struct FlickrPhoto: Sendable, Equatable {
         self.woeID = woeID
         self.originalSecret = originalSecret
         self.originalFormat = originalFormat
+        self.license = license
+        self.pathAlias = pathAlias
     }
 }
 

@@ -27,7 +27,7 @@ public enum FlickrRequest: Sendable, Equatable {
     /// The largest `per_page` Flickr accepts.
     public static let maximumPerPage = 500
     /// The extras asked of every photo: what the gallery stores and shows.
-    public static let photoExtras = "original_format,description,geo,date_upload,owner_name"
+    public static let photoExtras = "original_format,description,geo,date_upload,owner_name,license,path_alias"
 
     /// The Flickr method the request calls.
     public var method: String {

@@ -80,6 +80,24 @@ enum LooseValue {
         return Date(timeIntervalSince1970: seconds)
     }
 
+    /// A licence id: Flickr's small decimal numbers, as a number or a string; anything else
+    /// is no licence said (shown as unknown), never a guess.
+    static func licenseID(_ value: JSONValue?) -> String? {
+        guard let text = string(value)?.trimmingCharacters(in: .whitespaces), (1...3).contains(text.utf8.count),
+              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return String(Int(text) ?? 0)
+    }
+
+    /// An owner's URL alias: it becomes part of a link, so only what Flickr allows in one
+    /// (letters, digits, `_`, `-`, at most 64) is kept; anything else is none.
+    static func pathAlias(_ value: JSONValue?) -> String? {
+        guard let text = string(value), (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }) else { return nil }
+        return text
+    }
+
     /// Text as stored and shown: a NUL cannot be kept by every consumer (C strings, some
     /// terminals), so it becomes U+FFFD rather than silently ending the text.
     static func text(_ value: JSONValue?) -> String? {
@@ -115,7 +133,8 @@ enum FlickrFields {
                            accuracy: LooseValue.int(fields["accuracy"]), placeID: LooseValue.flickrID(fields["place_id"]),
                            woeID: LooseValue.flickrID(fields["woeid"]),
                            originalSecret: LooseValue.nonEmptyString(fields["originalsecret"]),
-                           originalFormat: LooseValue.nonEmptyString(fields["originalformat"])))
+                           originalFormat: LooseValue.nonEmptyString(fields["originalformat"]),
+                           license: LooseValue.licenseID(fields["license"]), pathAlias: LooseValue.pathAlias(fields["pathalias"])))
     }
 
     /// The photos of a page, and the records skipped among them.

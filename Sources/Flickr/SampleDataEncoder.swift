@@ -17,7 +17,8 @@ enum SampleDataEncoder {
             ("title", photo.title), ("dateupload", photo.dateUpload.map { String(Int64($0.timeIntervalSince1970)) }),
             ("latitude", photo.latitude.map { String($0) } ?? "0"), ("longitude", photo.longitude.map { String($0) } ?? "0"),
             ("accuracy", photo.accuracy.map(String.init)), ("place_id", photo.placeID ?? ""), ("woeid", photo.woeID),
-            ("originalsecret", photo.originalSecret), ("originalformat", photo.originalFormat),
+            ("originalsecret", photo.originalSecret), ("originalformat", photo.originalFormat), ("license", photo.license),
+            ("pathalias", photo.pathAlias),
         ]
         for (name, value) in optional { if let value { fields.append((name, value)) } }
         return fields

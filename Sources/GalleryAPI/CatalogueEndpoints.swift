@@ -12,15 +12,34 @@ extension GalleryAPI {
         let body: [UInt8]
         switch endpoint {
         case .regions:
-            let query = try QueryArguments(request, allowed: ["limit", "byCountry"])
+            let query = try QueryArguments(request, allowed: ["limit", "byCountry", "after"])
             let limit = try query.integer("limit", default: Gallery.topRegionsLimit, range: 1...Self.regionsLimit)
             let byCountry = try query.boolean("byCountry")
-            body = try cache.bytes("regions?\(limit)&\(byCountry)") {
-                try Self.encode(try gallery.topRegionRows(limit: limit, byCountry: byCountry))
+            if byCountry {
+                guard !query.has("after") else { throw APIError.badRequest("byCountry lists are not paged: leave out after, or byCountry") }
+                body = try cache.bytes("regions?\(limit)&true") { try Self.encode(try gallery.topRegionRows(limit: limit, byCountry: true)) }
+                break
             }
+            let after = try query.text("after").map { try ListCursor(text: $0, list: ListCursor.regionsList) }
+            let page = try cache.page("regions?\(limit)&\(after?.text ?? "")") {
+                let page = try gallery.regionPage(limit: limit, after: after)
+                return (try Self.encode(page.rows), page.next.map { nextLink(request, cursor: $0) })
+            }
+            return pageResponse(page, for: request)
         case .regionPhotos(let placeID):
-            let query = try QueryArguments(request, allowed: ["byPhotographer"])
+            let query = try QueryArguments(request, allowed: ["byPhotographer", "limit", "after"])
             let byPhotographer = try query.boolean("byPhotographer")
+            if query.has("limit") || query.has("after") {
+                guard !byPhotographer else { throw APIError.badRequest("byPhotographer lists are not paged: leave out limit and after, or byPhotographer") }
+                let limit = try query.integer("limit", default: Self.photosPageSize, range: 1...Self.regionsLimit)
+                let region = try region(placeID: placeID)
+                let after = try query.text("after").map { try ListCursor(text: $0, list: ListCursor.photosList(region)) }
+                let page = try cache.page("photos/\(placeID)?\(limit)&\(after?.text ?? "")") {
+                    let page = try gallery.photoPage(inRegion: region, limit: limit, after: after)
+                    return (try Self.encode(page.rows), page.next.map { nextLink(request, cursor: $0) })
+                }
+                return pageResponse(page, for: request)
+            }
             body = try cache.bytes("photos/\(placeID)?\(byPhotographer)") {
                 let region = try region(placeID: placeID)
                 return try Self.encode(try gallery.photoRows(inRegion: region.id ?? -1, byPhotographer: byPhotographer))
@@ -36,6 +55,27 @@ extension GalleryAPI {
             body = try Self.encode(StatusReport(try gallery.status(now: Date()), store: gallery.publicStoreName, showingHosts: false))
         }
         return response(status: 200, json: body, for: request, headers: [("Cache-Control", "no-cache")])
+    }
+
+    /// A region's photos a page holds when `after` is given without `limit`.
+    static let photosPageSize = 100
+
+    /// The request's own path and query with `after` set to `cursor` (and every other
+    /// argument kept): where the next page is.
+    func nextLink(_ request: HTTPRequest, cursor: ListCursor) -> String {
+        var components = URLComponents()
+        components.path = request.path
+        components.queryItems = request.arguments.filter { $0.name != "after" }.map { URLQueryItem(name: $0.name, value: $0.value) }
+            + [URLQueryItem(name: "after", value: cursor.text)]
+        return components.string ?? request.path
+    }
+
+    /// A page's rows as the list's JSON array, and, when there is a next page, where it is
+    /// (`Link: <…>; rel="next"`, RFC 8288): the body keeps the shape the list always had.
+    func pageResponse(_ page: (body: [UInt8], next: String?), for request: HTTPRequest) -> HTTPResponse {
+        var headers: [(name: String, value: String)] = [("Cache-Control", "no-cache")]
+        if let next = page.next { headers.append(("Link", "<\(next)>; rel=\"next\"")) }
+        return response(status: 200, json: page.body, for: request, headers: headers)
     }
 
     /// The region with this Flickr place id; 404 when the store has none (or no photo in it).

@@ -27,6 +27,15 @@ struct QueryArguments {
         return number
     }
 
+    /// The text given, or nil when absent (a name alone is empty text).
+    func text(_ name: String) -> String? {
+        guard let given = values[name] else { return nil }
+        return given ?? ""
+    }
+
+    /// Whether the argument was given at all.
+    func has(_ name: String) -> Bool { values[name] != nil }
+
     /// `true`/`false` (also `1`/`0`; a name alone is true), or `default` when absent.
     func boolean(_ name: String, default fallback: Bool = false) throws(APIError) -> Bool {
         guard let given = values[name] else { return fallback }

@@ -9,7 +9,7 @@ import TopRegionsKit
 /// `@unchecked Sendable`: the mutable state is guarded by `lock`.
 final class ResponseCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [String: [UInt8]] = [:]
+    private var entries: [String: (body: [UInt8], next: String?)] = [:]
     private var generation = 0
     private var observation: StoreObservation?
     private let maximumEntries: Int
@@ -22,6 +22,12 @@ final class ResponseCache: @unchecked Sendable {
     /// The cached bytes for `key`, else what `make` returns (cached unless a commit came
     /// while it ran).
     func bytes(_ key: String, _ make: () throws -> [UInt8]) rethrows -> [UInt8] {
+        try page(key) { (try make(), nil) }.body
+    }
+
+    /// The cached page for `key` (its body, and the link to the next page), else what
+    /// `make` returns, cached the same way.
+    func page(_ key: String, _ make: () throws -> (body: [UInt8], next: String?)) rethrows -> (body: [UInt8], next: String?) {
         let (cached, seen) = lock.withLock { (entries[key], generation) }
         if let cached { return cached }
         let made = try make()

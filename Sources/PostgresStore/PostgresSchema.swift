@@ -14,6 +14,9 @@ public struct PostgresSchema: Sendable {
     /// The migrations a store of this schema has applied: the program's and the SQLite
     /// store's, then this module's own.
     public let migrationNames: [String]
+    /// The statements that bring an existing store up to each of the program's later
+    /// migrations (those added after the store was created), by migration name.
+    let programUpgrades: [String: [String]]
 
     /// The PostgreSQL store's own migrations, applied after the program's.
     static let ownMigrations = ["postgres-store.v1.tables", PostgresHistorySchema.migration, PostgresHistorySchema.rowTriggersMigration,
@@ -22,6 +25,9 @@ public struct PostgresSchema: Sendable {
     /// The statements of each of the store's own migrations after the first, which a
     /// store of an older version of this program gets from `migrate`.
     func upgradeStatements(_ migration: String) -> [String]? {
+        // A program migration changes tables: the change triggers, which name every
+        // column, are made again after it.
+        if let statements = programUpgrades[migration] { return statements + PostgresHistorySchema.triggerStatements(self) }
         switch migration {
         case PostgresHistorySchema.migration: return PostgresHistorySchema.tableStatements
         case PostgresHistorySchema.rowTriggersMigration, PostgresHistorySchema.outsideWritesMigration,
@@ -33,8 +39,13 @@ public struct PostgresSchema: Sendable {
 
     /// `sortKeyAttributes` must name text attributes of the schema's entities; every text
     /// attribute in an index ordered by `localizedStandard` gets a key whether named or not.
-    public init(_ schema: Schema, migrator: Migrator, sortKeyAttributes: [String: [String]] = [:]) {
+    /// `programUpgrades` gives, for a migration of `migrator` that a store created by an
+    /// older program lacks, the PostgreSQL statements that apply it (`topregions migrate`
+    /// runs them); a store lacking a migration without them is refused as too old.
+    public init(_ schema: Schema, migrator: Migrator, sortKeyAttributes: [String: [String]] = [:],
+                programUpgrades: [String: [String]] = [:]) {
         self.schema = schema
+        self.programUpgrades = programUpgrades
         var keys = sortKeyAttributes
         for entity in schema.entities {
             for index in entity.indexes {

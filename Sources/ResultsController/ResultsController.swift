@@ -103,6 +103,10 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         guard request.entityName == R.entity.name else {
             throw ResultsControllerError(.wrongEntity, "The request fetches \(request.entityName), but the controller shows \(R.entity.name)")
         }
+        guard request.startingAfter == nil else {
+            // A live list's first row moves as rows come and go: page it by its index paths.
+            throw ResultsControllerError(.pagedRequest, "A results controller's request cannot start after a row (startingAfter): it follows the whole list")
+        }
         self.store = store
         self.request = request
         self.sectionKeyPath = sectionKeyPath

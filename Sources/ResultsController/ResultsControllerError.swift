@@ -12,6 +12,8 @@ public struct ResultsControllerError: Error, Sendable, CustomStringConvertible, 
         case noSuchRow
         /// The object was deleted from the store before it could be loaded.
         case objectGone
+        /// The request pages (`startingAfter`): a controller follows a whole list.
+        case pagedRequest
     }
 
     /// What is wrong.

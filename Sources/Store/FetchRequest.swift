@@ -148,6 +148,12 @@ public struct FetchRequest: Sendable {
     public var fetchLimit: Int?
     /// Objects skipped at the start of the ordered results.
     public var fetchOffset: Int
+    /// Keyset paging: the values, in the order of `sortDescriptors`, then the primary key
+    /// (unless the last descriptor is it), of the row the results start after. Unlike an
+    /// offset, a page read this way neither repeats nor skips a row when rows are inserted
+    /// or deleted before it. Every value must be non-null. For plain fetches only: a
+    /// results controller refuses a request that has it.
+    public var startingAfter: [SQLValue]?
 
     /// A request for the entity named `entityName`.
     public init(entityName: String, predicate: FetchPredicate? = nil, sortDescriptors: [SortKey] = [],

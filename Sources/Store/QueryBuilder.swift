@@ -58,6 +58,7 @@ struct QueryBuilder {
         var conditions: [String] = []
         if let predicate = request.predicate { conditions.append(try compile(predicate)) }
         if let extraCondition { conditions.append(try compile(extraCondition)) }
+        if let after = request.startingAfter { conditions.append(try keysetCondition(request.sortDescriptors, after: after)) }
         var orderings: [String] = []
         for descriptor in request.sortDescriptors {
             orderings += try ordering(descriptor)
@@ -120,6 +121,58 @@ struct QueryBuilder {
             return ["substring(\(key) FROM 1 FOR \(indexedKeyBytes)) \(direction)\(nulls)", "\(key) \(direction)\(nulls)"]
         case .caseInsensitive:
             throw StoreError(.invalidRequest, "ordering by the caseInsensitive collation is not available on PostgreSQL")
+        }
+    }
+
+    // MARK: Keyset paging
+
+    /// Rows after the one whose ordering values are `values`: for terms t1…tn (the sort
+    /// descriptors, then the primary key), `t1 ≥ v1 AND (t1 > v1 OR (t1 = v1 AND (t2 > v2 OR …)))`
+    /// with each term compared as it is ordered (its direction and collation; on PostgreSQL a
+    /// `localizedStandard` text by its sort key). The leading `≥` lets an index on t1 start there.
+    private mutating func keysetCondition(_ descriptors: [SortKey], after values: [SQLValue]) throws -> String {
+        var terms = descriptors
+        if terms.last?.keyPath != root.primaryKey { terms.append(SortKey(root.primaryKey)) }
+        guard values.count == terms.count else {
+            throw StoreError(.invalidRequest, "startingAfter has \(values.count) values for \(terms.count) ordering terms (the sort descriptors, then the primary key)")
+        }
+        guard !values.contains(where: \.isNull) else {
+            throw StoreError(.invalidRequest, "startingAfter cannot hold NULL: keyset paging needs a value for every ordering term")
+        }
+        let compared = try zip(terms, values).map { try comparable($0, $1) }
+        // Built in text order: SQLite's `?` parameters are bound in the order they appear.
+        guard let first = compared.first else { return dialect.condition(true) }
+        return "(\(first.expression) \(first.ascending ? ">=" : "<=") \(bind(first.value)) AND \(after(compared[...])))"
+    }
+
+    /// `t1 > v1 OR (t1 = v1 AND (…the rest…))`, for the terms left.
+    private mutating func after(_ terms: ArraySlice<(expression: String, value: SQLValue, ascending: Bool)>) -> String {
+        guard let term = terms.first else { return dialect.condition(false) }
+        let beyond = "\(term.expression) \(term.ascending ? ">" : "<") \(bind(term.value))"
+        guard terms.count > 1 else { return beyond }
+        return "(\(beyond) OR (\(term.expression) = \(bind(term.value)) AND \(after(terms.dropFirst()))))"
+    }
+
+    /// A term as keyset paging compares it: the expression with its collation, and the value
+    /// in the form the expression holds.
+    private mutating func comparable(_ descriptor: SortKey, _ value: SQLValue) throws -> (expression: String, value: SQLValue, ascending: Bool) {
+        let column = try resolve(descriptor.keyPath)
+        guard column.isText, descriptor.collation != .binary || dialect.isPostgreSQL else {
+            return (column.expression, value, descriptor.ascending)
+        }
+        guard case .postgresql(let sortKeyColumns, _) = dialect else {
+            return ("\(column.expression) COLLATE \(descriptor.collation.rawValue)", value, descriptor.ascending)
+        }
+        switch descriptor.collation {
+        case .binary:
+            return ("\(column.expression) COLLATE \"C\"", value, descriptor.ascending)
+        case .localizedStandard:
+            guard let keyColumn = sortKeyColumns[column.entity.name]?[column.attribute], case .text(let text) = value else {
+                throw StoreError(.invalidRequest, "\(column.entity.name).\(column.attribute) cannot be paged by localizedStandard in this PostgreSQL store")
+            }
+            return ("\(column.alias).\(name(keyColumn))", .blob(Collation.localizedStandardSortKey(text)), descriptor.ascending)
+        case .caseInsensitive:
+            throw StoreError(.invalidRequest, "paging by the caseInsensitive collation is not available on PostgreSQL")
         }
     }
 

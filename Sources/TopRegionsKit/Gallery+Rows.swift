@@ -47,7 +47,7 @@ extension PhotoRow {
     /// The list row of this photo.
     public init(_ summary: PhotoSummary) {
         self.init(id: summary.flickrID, title: summary.title, subtitle: summary.subtitle, photographer: summary.photographer,
-                  uploaded: summary.uploaded, thumbnailURL: summary.thumbnailURL, imageURL: summary.imageURL)
+                  photographerURL: summary.photographerURL, pageURL: summary.pageURL, license: summary.license, uploaded: summary.uploaded, thumbnailURL: summary.thumbnailURL, imageURL: summary.imageURL)
     }
 }
 

@@ -1,3 +1,4 @@
+import Flickr
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -56,6 +57,12 @@ public struct PhotoRow: Sendable, Equatable, Encodable {
     public var subtitle: String
     /// The photographer's name; null when the photo has no photographer stored.
     public var photographer: String?
+    /// The photographer's photostream on Flickr; null when no photographer is stored.
+    public var photographerURL: URL?
+    /// The photo's own page on Flickr; null when no photographer is stored.
+    public var pageURL: URL?
+    /// The photo's licence: id (null when unknown), name, and the licence's page.
+    public var license: FlickrLicense
     /// When the photo was uploaded to Flickr; null when Flickr did not say.
     public var uploaded: Date?
     /// The square (75×75) image's URL; null when Flickr sent too little to build it.
@@ -64,17 +71,21 @@ public struct PhotoRow: Sendable, Equatable, Encodable {
     public var imageURL: URL?
 
     /// A row with these values.
-    public init(id: String, title: String, subtitle: String, photographer: String?, uploaded: Date?, thumbnailURL: URL?, imageURL: URL?) {
+    public init(id: String, title: String, subtitle: String, photographer: String?, photographerURL: URL? = nil, pageURL: URL? = nil,
+                license: FlickrLicense = FlickrLicense(id: nil), uploaded: Date?, thumbnailURL: URL?, imageURL: URL?) {
         self.id = id
         self.title = title
         self.subtitle = subtitle
         self.photographer = photographer
+        self.photographerURL = photographerURL
+        self.pageURL = pageURL
+        self.license = license
         self.uploaded = uploaded
         self.thumbnailURL = thumbnailURL
         self.imageURL = imageURL
     }
 
-    enum CodingKeys: String, CodingKey { case id, title, subtitle, photographer, uploaded, thumbnailURL, imageURL }
+    enum CodingKeys: String, CodingKey { case id, title, subtitle, photographer, photographerURL, pageURL, license, uploaded, thumbnailURL, imageURL }
 
     /// Writes every field, the URLs as strings and absent values as null.
     public func encode(to encoder: Encoder) throws {
@@ -83,6 +94,9 @@ public struct PhotoRow: Sendable, Equatable, Encodable {
         try container.encode(title, forKey: .title)
         try container.encode(subtitle, forKey: .subtitle)
         try container.encode(photographer, forKey: .photographer)
+        try container.encode(photographerURL?.absoluteString, forKey: .photographerURL)
+        try container.encode(pageURL?.absoluteString, forKey: .pageURL)
+        try container.encode(license, forKey: .license)
         try container.encode(uploaded, forKey: .uploaded)
         try container.encode(thumbnailURL?.absoluteString, forKey: .thumbnailURL)
         try container.encode(imageURL?.absoluteString, forKey: .imageURL)

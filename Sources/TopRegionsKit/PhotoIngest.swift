@@ -41,7 +41,7 @@ enum PhotoIngest {
                 photoDescription: PhotoText.bounded(photo.description, to: PhotoText.Limit.description),
                 uploaded: photo.dateUpload, downloaded: downloadedAt, latitude: photo.latitude, longitude: photo.longitude,
                 secret: photo.secret, server: photo.server, farm: photo.farm.map(Int64.init), originalSecret: photo.originalSecret,
-                originalFormat: photo.originalFormat, photographerID: photographers[photo.owner], placeID: place?.id,
+                originalFormat: photo.originalFormat, license: photo.license, photographerID: photographers[photo.owner], placeID: place?.id,
                 regionID: place?.status == .resolved ? place?.regionID : nil)
             if let stored = existingByFlickrID[photo.id] {
                 // Known photo: keep when it was first downloaded, and its region while its
@@ -87,8 +87,10 @@ enum PhotoIngest {
     private static func upsertPhotographers(_ photos: [FlickrPhoto], namedThisPass: inout Set<String>,
                                             in transaction: Transaction) throws -> [String: Int64] {
         var names: [String: String?] = [:]
+        var aliases: [String: String] = [:]
         // Photos come newest first: an owner's first name on the page is the newest.
         for photo in photos where (names[photo.owner] ?? nil) == nil { names[photo.owner] = photo.ownerName }
+        for photo in photos where aliases[photo.owner] == nil { aliases[photo.owner] = photo.pathAlias }
         let owners = Array(names.keys)
         let stored = try transaction.fetch(PhotographerRecord.self, whereColumn: "ownerID", in: owners.map { .text($0) })
         var byOwner: [String: PhotographerRecord] = [:]
@@ -97,15 +99,18 @@ enum PhotoIngest {
         var arriving: [PhotographerRecord] = []
         for owner in owners {
             let name = PhotoText.bounded((names[owner] ?? nil) ?? byOwner[owner]?.name ?? owner, to: PhotoText.Limit.name)
+            // An alias is kept once learned: a page without the extra says nothing of it.
+            let alias = aliases[owner] ?? byOwner[owner]?.pathAlias
             if let existing = byOwner[owner] {
-                if existing.name != name && !namedThisPass.contains(owner) {
+                if (existing.name != name || existing.pathAlias != alias) && !namedThisPass.contains(owner) {
                     var renamed = existing
                     renamed.name = name
+                    renamed.pathAlias = alias
                     try transaction.update(renamed, from: existing)
                 }
                 result[owner] = existing.id
             } else {
-                arriving.append(PhotographerRecord(ownerID: owner, name: name))
+                arriving.append(PhotographerRecord(ownerID: owner, name: name, pathAlias: alias))
             }
             namedThisPass.insert(owner)
         }

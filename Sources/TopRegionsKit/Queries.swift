@@ -31,6 +31,12 @@ public struct PhotoSummary: Sendable, Equatable {
     public var subtitle: String
     /// The photographer's name; nil when none is stored.
     public var photographer: String?
+    /// The photographer's photostream on Flickr; nil when no photographer is stored.
+    public var photographerURL: URL?
+    /// The photo's own page on Flickr, where credit links; nil when no photographer is stored.
+    public var pageURL: URL?
+    /// The photo's licence (unknown for photos stored before licences were).
+    public var license = FlickrLicense(id: nil)
     /// When the photo was uploaded to Flickr; nil when Flickr did not say.
     public var uploaded: Date?
     /// The square (75×75) image's URL; nil when Flickr sent too little to build it.
@@ -127,14 +133,18 @@ extension GalleryReading {
             (try context.fetch(PhotographerRecord.self, ids: Set(records.compactMap(\.photographerID))),
              try context.fetch(RegionRecord.self, ids: Set(records.compactMap(\.regionID))))
         }
-        let photographerNames = Dictionary(photographers.compactMap { record in record.id.map { ($0, record.name) } }, uniquingKeysWith: { first, _ in first })
+        let photographerByID = Dictionary(photographers.compactMap { record in record.id.map { ($0, record) } }, uniquingKeysWith: { first, _ in first })
         let regionByID = Dictionary(regions.compactMap { record in record.id.map { ($0, record) } }, uniquingKeysWith: { first, _ in first })
         return records.map { record in
             let flickr = FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server,
                                      originalSecret: record.originalSecret, originalFormat: record.originalFormat)
             let region = record.regionID.flatMap { regionByID[$0] }
+            let photographer = record.photographerID.flatMap { photographerByID[$0] }
             return PhotoSummary(id: record.id ?? 0, flickrID: record.flickrID, title: record.title, subtitle: record.subtitle,
-                                photographer: record.photographerID.flatMap { photographerNames[$0] }, uploaded: record.uploaded,
+                                photographer: photographer?.name,
+                                photographerURL: FlickrPage.photographer(ownerID: photographer?.ownerID, pathAlias: photographer?.pathAlias),
+                                pageURL: FlickrPage.photo(id: record.flickrID, ownerID: photographer?.ownerID, pathAlias: photographer?.pathAlias),
+                                license: FlickrLicense(id: record.license), uploaded: record.uploaded,
                                 thumbnailURL: flickr.imageURL(.square, base: imageBase), imageURL: flickr.imageURL(.large, base: imageBase),
                                 region: region?.name, regionPlaceID: region?.placeID, country: region?.country,
                                 latitude: record.latitude, longitude: record.longitude)
@@ -148,7 +158,8 @@ extension Gallery {
     static let shownRegionKeys: Set<String> = ["placeID", "name", "country", "photographerCount", "photoCount"]
     /// What a photo's row shows (`PhotoRow`): its text, photographer, upload date, URLs.
     static let shownPhotoKeys: Set<String> = ["flickrID", "title", "subtitle", "photographer", "photographer.name", "uploaded",
-                                              "secret", "server", "farm", "originalSecret", "originalFormat"]
+                                              "secret", "server", "farm", "originalSecret", "originalFormat", "license",
+                                              "photographer.pathAlias"]
 }
 
 extension GalleryObserving {

@@ -12,11 +12,15 @@ public struct PhotographerRecord: TableRecord, Equatable {
     public var ownerID = ""
     /// The owner name Flickr last gave (the newest page wins); the owner id if it never gave one.
     public var name = ""
+    /// The owner's URL alias (Flickr's `path_alias`), which their pages are named by; nil
+    /// when they have none, or the photographer was stored before aliases were.
+    public var pathAlias: String?
 
     /// The Photographer table: unique by owner id, with its photos and per-region links.
     public static let table = RecordTable<PhotographerRecord>("Photographer", columns: [
         .column("ownerID", \.ownerID, unique: true),
         .column("name", \.name),
+        .column("pathAlias", \.pathAlias),
     ], relationships: [
         .toMany("photos", "Photo", inverse: "photographer", deleteRule: .nullify),
         .toMany("regionLinks", "RegionPhotographer", inverse: "photographer", deleteRule: .cascade),
@@ -26,10 +30,11 @@ public struct PhotographerRecord: TableRecord, Equatable {
     public init() {}
 
     /// A photographer with these values.
-    public init(id: Int64? = nil, ownerID: String, name: String) {
+    public init(id: Int64? = nil, ownerID: String, name: String, pathAlias: String? = nil) {
         self.id = id
         self.ownerID = ownerID
         self.name = name
+        self.pathAlias = pathAlias
     }
 }
 
@@ -149,6 +154,9 @@ public struct PhotoRecord: TableRecord, Equatable {
     public var originalSecret: String?
     /// The original image's file extension ("jpg", "png"); nil when not public.
     public var originalFormat: String?
+    /// Flickr's licence id ("4"); nil when unknown (Flickr did not say, or the photo was
+    /// stored before licences were).
+    public var license: String?
     /// The photographer who took the photo.
     public var photographerID: Int64?
     /// The Place row the photo was taken in; nil when Flickr knows no place.
@@ -172,6 +180,7 @@ public struct PhotoRecord: TableRecord, Equatable {
         .column("farm", \.farm),
         .column("originalSecret", \.originalSecret),
         .column("originalFormat", \.originalFormat),
+        .column("license", \.license),
         .toOne("photographer", "Photographer", \.photographerID, inverse: "photos"),
         .toOne("place", "Place", \.placeID, inverse: "photos"),
         .toOne("region", "Region", \.regionID, inverse: "photos"),
@@ -191,7 +200,7 @@ public struct PhotoRecord: TableRecord, Equatable {
     /// A photo with these values; `flickrNumber` comes from `flickrID` (0 if not a number).
     public init(flickrID: String, title: String, subtitle: String, photoDescription: String, uploaded: Date?, downloaded: Date,
                 latitude: Double?, longitude: Double?, secret: String?, server: String?, farm: Int64?, originalSecret: String?,
-                originalFormat: String?, photographerID: Int64?, placeID: Int64?, regionID: Int64?) {
+                originalFormat: String?, license: String? = nil, photographerID: Int64?, placeID: Int64?, regionID: Int64?) {
         self.flickrID = flickrID
         self.flickrNumber = Int64(flickrID) ?? 0
         self.title = title
@@ -206,6 +215,7 @@ public struct PhotoRecord: TableRecord, Equatable {
         self.farm = farm
         self.originalSecret = originalSecret
         self.originalFormat = originalFormat
+        self.license = license
         self.photographerID = photographerID
         self.placeID = placeID
         self.regionID = regionID

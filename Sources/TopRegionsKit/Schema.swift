@@ -75,8 +75,18 @@ public enum TopRegionsSchema {
             try transaction.execute("CREATE TABLE IF NOT EXISTS \"Setting\" (\"id\" INTEGER PRIMARY KEY, \"key\" TEXT NOT NULL UNIQUE, \"value\" TEXT NOT NULL)")
         }
         migrator.register("topregions.v4.users", UserMigration.apply)
+        migrator.register(creditMigration) { transaction in
+            for (table, column) in creditColumns where try !UserMigration.columnExists(column, in: table, transaction) {
+                try transaction.execute("ALTER TABLE \"\(table)\" ADD COLUMN \"\(column)\" TEXT")
+            }
+        }
         return migrator
     }
+
+    /// The migration that adds what credit needs: a photo's licence, its owner's URL alias.
+    /// Rows stored before it keep both unknown (null) until a sync sees the photo again.
+    static let creditMigration = "topregions.v5.credit"
+    static let creditColumns = [("Photo", "license"), ("Photographer", "pathAlias")]
 }
 
 /// What is known of a place.

@@ -10,6 +10,10 @@ extension TopRegionsSchema {
             region.name: ["name", "country"],
             photo.name: ["title"],
             photographer.name: ["name"],
+        ], programUpgrades: [
+            creditMigration: creditColumns.map { table, column in
+                "ALTER TABLE \(PostgresSchema.identifier(table)) ADD COLUMN IF NOT EXISTS \(PostgresSchema.identifier(column)) text"
+            },
         ])
     }
 }

@@ -197,7 +197,7 @@ enum UserMigration {
         try transaction.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(name)])?.int64 ?? 0 > 0
     }
 
-    private static func columnExists(_ column: String, in table: String, _ transaction: Transaction) throws -> Bool {
+    static func columnExists(_ column: String, in table: String, _ transaction: Transaction) throws -> Bool {
         try transaction.scalar("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", [.text(table), .text(column)])?.int64 ?? 0 > 0
     }
 }

@@ -16,7 +16,7 @@ struct RequestTests {
         #expect(json["method"] == "flickr.photos.search")
         #expect(json["license"] == "1,2,4,7")
         #expect(json["has_geo"] == "1")
-        #expect(json["extras"] == "original_format,description,geo,date_upload,owner_name")
+        #expect(json["extras"] == "original_format,description,geo,date_upload,owner_name,license,path_alias")
         #expect(json["page"] == "3")
         #expect(json["per_page"] == "500")
         #expect(json["min_upload_date"] == "1700000123")

@@ -56,7 +56,7 @@ extension Commands {
     }
 
     static let photo = Command(
-        name: "photo", abstract: "Show one photo: title, photographer, region, country, place, URLs.",
+        name: "photo", abstract: "Show one photo: title, photographer, licence, region, country, place, its Flickr page, URLs.",
         arguments: [Argument(name: "ID", help: "the photo's Flickr id")],
         options: [.value("image-base", "URL", "base of the image URLs shown", default: "https://live.staticflickr.com", environment: "FLICKR_IMAGE_BASE")],
         examples: [Example(arguments: ["photo", "53300015459", "--json"], explanation: "one photo, as JSON")]
@@ -76,7 +76,12 @@ extension Commands {
     static func showDetail(_ photo: PhotoDetail, _ output: Output) throws {
         if output.json { return try output.emit(photo) }
         var fields: [(String, String)] = [("id", photo.photo.id), ("title", photo.photo.title), ("subtitle", photo.photo.subtitle),
-                                          ("photographer", photo.photo.photographer ?? ""), ("uploaded", photo.photo.uploaded?.iso8601 ?? ""),
+                                          ("photographer", photo.photo.photographer ?? ""),
+                                          ("photographerURL", photo.photo.photographerURL?.absoluteString ?? ""),
+                                          ("pageURL", photo.photo.pageURL?.absoluteString ?? ""),
+                                          ("license", photo.photo.license.name),
+                                          ("licenseURL", photo.photo.license.url?.absoluteString ?? ""),
+                                          ("uploaded", photo.photo.uploaded?.iso8601 ?? ""),
                                           ("region", photo.region ?? ""), ("regionID", photo.regionID ?? ""), ("country", photo.country ?? ""),
                                           ("latitude", photo.latitude.map { "\($0)" } ?? ""), ("longitude", photo.longitude.map { "\($0)" } ?? ""),
                                           ("thumbnailURL", photo.photo.thumbnailURL?.absoluteString ?? ""),
