@@ -7,9 +7,10 @@ enum Endpoint: Equatable {
     case photo(String), thumbnail(String), image(String), view(String)
     case recents, recentsChanges
     case favorites, favorite(String), favoritesMove, favoritesChanges
-    case status, sync
+    case status, sync, me, openAPIDocument, index
 
     static func match(_ path: String) -> Endpoint? {
+        if path == "/api" || path == "/api/" { return .index }
         guard path.hasPrefix("/api/") else { return nil }
         let parts = path.dropFirst(5).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         switch parts.count {
@@ -20,6 +21,8 @@ enum Endpoint: Equatable {
             case "favorites": return .favorites
             case "status": return .status
             case "sync": return .sync
+            case "me": return .me
+            case "openapi.yaml": return .openAPIDocument
             default: return nil
             }
         case 2:
@@ -61,7 +64,7 @@ enum Endpoint: Equatable {
     /// Whether it reads or writes one user's own lists (a token is needed).
     var isPerUser: Bool {
         switch self {
-        case .view, .recents, .recentsChanges, .favorites, .favorite, .favoritesMove, .favoritesChanges: return true
+        case .view, .recents, .recentsChanges, .favorites, .favorite, .favoritesMove, .favoritesChanges, .me: return true
         default: return false
         }
     }

@@ -76,7 +76,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         if request.method == "OPTIONS", configuration.corsOrigin != nil, request.header("Origin") != nil {
             return .now(preflight(request))
         }
-        if !request.path.hasPrefix("/api/"), let page = try page(request) { return .now(page) }
+        if !request.path.hasPrefix("/api/") && request.path != "/api" { return .now(try page(request)) }
         guard let endpoint = Endpoint.match(request.path) else {
             throw APIError.notFound("no endpoint at \(LogText.escaped(request.path, limit: 128)); the API is in docs/openapi.yaml")
         }
@@ -88,6 +88,15 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         switch endpoint {
         case .regions, .regionPhotos, .photo, .status:
             return .now(try catalogue(endpoint, request))
+        case .openAPIDocument:
+            return .now(try openAPIDocument(request))
+        case .index:
+            _ = try QueryArguments(request, allowed: [])
+            return .now(try json(APIIndex(), for: request, headers: [("Link", "</api/openapi.yaml>; rel=\"service-desc\"")]))
+        case .me:
+            guard let user else { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
+            _ = try QueryArguments(request, allowed: [])
+            return .now(try json(Me(name: user.name), for: request, headers: [("Cache-Control", "no-store")]))
         case .thumbnail(let id), .image(let id):
             return try image(flickrID: id, large: endpoint == .image(id), request)
         case .sync:
