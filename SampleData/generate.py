@@ -18,8 +18,11 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import sys
+import unicodedata
+import zlib
 from xml.sax.saxutils import escape, quoteattr
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -51,6 +54,94 @@ GEOGRAPHY = [
     ("Norway", ["Oslo", "Vestland"]),
 ]
 
+# Approximate real bounding boxes of the regions, (south, west, north, east) in degrees, a
+# little inside the real ones so the points drawn in them lie in the region's own box.
+# Keyed by (country, region) because Limburg and Punjab are each two regions.
+REGION_BOXES = {
+    ("United States", "California"): (32.6, -124.3, 41.9, -114.2),
+    ("United States", "New York"): (40.6, -79.7, 45.0, -71.9),
+    ("United States", "Texas"): (25.9, -106.6, 36.4, -93.6),
+    ("United States", "Washington"): (45.6, -124.6, 48.9, -117.1),
+    ("United States", "Hawaii"): (18.95, -160.2, 22.2, -154.85),
+    ("Canada", "British Columbia"): (48.4, -138.9, 59.9, -114.1),
+    ("Canada", "Quebec"): (45.0, -79.8, 62.6, -57.1),
+    ("Canada", "Ontario"): (41.7, -95.1, 56.8, -74.4),
+    ("Canada", "Alberta"): (49.05, -119.9, 59.95, -110.05),
+    ("United Kingdom", "England"): (50.0, -5.7, 55.8, 1.7),
+    ("United Kingdom", "Scotland"): (54.7, -7.5, 60.8, -0.8),
+    ("United Kingdom", "Wales"): (51.4, -5.3, 53.4, -2.7),
+    ("France", "Île-de-France"): (48.15, 1.5, 49.2, 3.5),
+    ("France", "Provence-Alpes-Côte d'Azur"): (43.0, 4.3, 45.1, 7.7),
+    ("France", "Brittany"): (47.3, -5.1, 48.85, -1.05),
+    ("France", "Occitanie"): (42.4, -0.3, 45.0, 4.8),
+    ("Germany", "Bavaria"): (47.3, 9.0, 50.5, 13.8),
+    ("Germany", "Berlin"): (52.35, 13.1, 52.65, 13.75),
+    ("Germany", "Hamburg"): (53.4, 9.75, 53.72, 10.3),
+    ("Netherlands", "Limburg"): (50.76, 5.6, 51.75, 6.2),
+    ("Netherlands", "North Holland"): (52.2, 4.5, 53.1, 5.3),
+    ("Netherlands", "Utrecht"): (51.87, 4.8, 52.28, 5.6),
+    ("Belgium", "Limburg"): (50.7, 5.0, 51.35, 5.9),
+    ("Belgium", "Antwerp"): (51.05, 4.15, 51.45, 5.2),
+    ("Belgium", "Brussels"): (50.78, 4.26, 50.9, 4.46),
+    ("India", "Punjab"): (29.6, 73.9, 32.5, 76.9),
+    ("India", "Maharashtra"): (15.65, 72.7, 22.0, 80.85),
+    ("India", "Karnataka"): (11.6, 74.1, 18.4, 78.5),
+    ("India", "Kerala"): (8.2, 74.9, 12.75, 77.4),
+    ("Pakistan", "Punjab"): (27.75, 69.4, 33.95, 75.35),
+    ("Pakistan", "Sindh"): (23.75, 66.75, 28.45, 71.05),
+    ("Pakistan", "Khyber Pakhtunkhwa"): (31.3, 69.3, 36.8, 74.0),
+    ("Japan", "Tokyo Prefecture"): (35.52, 138.95, 35.88, 139.9),
+    ("Japan", "Kyoto Prefecture"): (34.75, 134.9, 35.75, 136.0),
+    ("Japan", "Osaka Prefecture"): (34.3, 135.1, 35.0, 135.7),
+    ("Japan", "Hokkaido Prefecture"): (41.4, 139.4, 45.5, 145.8),
+    ("China", "Beijing"): (39.45, 115.45, 41.05, 117.5),
+    ("China", "Shanghai"): (30.7, 120.87, 31.85, 122.0),
+    ("China", "Guangdong"): (20.25, 109.7, 25.5, 117.3),
+    ("Australia", "New South Wales"): (-37.5, 141.0, -28.2, 153.6),
+    ("Australia", "Victoria"): (-39.1, 141.0, -34.0, 149.9),
+    ("Australia", "Queensland"): (-29.1, 138.0, -10.7, 153.5),
+    ("Brazil", "São Paulo"): (-25.3, -53.1, -19.8, -44.2),
+    ("Brazil", "Rio de Janeiro"): (-23.35, -44.85, -20.8, -41.0),
+    ("Brazil", "Bahia"): (-18.3, -46.6, -8.55, -37.35),
+    ("Mexico", "Jalisco"): (18.95, -105.65, 22.7, -101.55),
+    ("Mexico", "Oaxaca"): (15.7, -98.5, 18.65, -93.9),
+    ("Mexico", "Yucatán"): (19.5, -90.4, 21.6, -87.5),
+    ("Italy", "Lazio"): (41.2, 11.5, 42.8, 14.0),
+    ("Italy", "Tuscany"): (42.4, 10.0, 44.45, 12.35),
+    ("Italy", "Lombardy"): (44.7, 8.5, 46.6, 11.4),
+    ("Spain", "Catalonia"): (40.55, 0.2, 42.85, 3.3),
+    ("Spain", "Andalusia"): (36.05, -7.5, 38.7, -1.65),
+    ("Spain", "Madrid"): (39.9, -4.55, 41.15, -3.07),
+    ("Israel", "Tel Aviv"): (32.0, 34.77, 32.15, 34.93),
+    ("Israel", "Jerusalem"): (31.7, 35.0, 31.87, 35.24),
+    ("Egypt", "Cairo"): (29.85, 31.22, 30.15, 31.7),
+    ("Egypt", "Giza"): (29.5, 30.95, 30.1, 31.3),
+    ("South Africa", "Western Cape"): (-34.8, 17.8, -30.5, 24.2),
+    ("South Africa", "Gauteng"): (-26.85, 27.2, -25.15, 28.95),
+    ("Iceland", "Capital Region"): (64.0, -22.0, 64.28, -21.4),
+    ("Norway", "Oslo"): (59.82, 10.5, 60.12, 10.93),
+    ("Norway", "Vestland"): (59.5, 4.6, 61.9, 8.2),
+}
+
+# Rough boxes of the countries, for a photo at a country-level place (no region).
+COUNTRY_BOXES = {
+    "United States": (25.0, -124.0, 48.9, -67.5), "Canada": (42.5, -140.0, 70.0, -53.0),
+    "United Kingdom": (50.0, -7.5, 58.6, 1.7), "France": (42.4, -4.7, 51.0, 8.1),
+    "Germany": (47.3, 5.9, 55.0, 15.0), "Netherlands": (50.8, 3.4, 53.5, 7.2),
+    "Belgium": (49.5, 2.6, 51.5, 6.4), "India": (8.1, 68.2, 35.5, 97.3),
+    "Pakistan": (23.7, 60.9, 37.0, 77.8), "Japan": (31.0, 129.5, 45.5, 145.8),
+    "China": (18.2, 73.6, 53.5, 134.7), "Australia": (-39.1, 113.2, -10.7, 153.6),
+    "Brazil": (-33.7, -73.9, 5.2, -34.8), "Mexico": (14.6, -117.1, 32.7, -86.8),
+    "Italy": (36.7, 6.7, 47.0, 18.5), "Spain": (36.0, -9.3, 43.8, 3.3),
+    "Israel": (29.5, 34.3, 33.3, 35.9), "Egypt": (22.0, 25.0, 31.6, 35.0),
+    "South Africa": (-34.8, 16.5, -22.2, 32.9), "Iceland": (63.5, -22.5, 66.2, -14.0),
+    "Norway": (58.1, 5.0, 70.9, 30.9),
+}
+
+# Localities keep this share of their region's box on each side of its centre (the rest is
+# margin, so a place near the edge still has room for its photos).
+LOCALITY_SPREAD = 0.8
+
 SYLLABLES = ["san", "ta", "mo", "ri", "ka", "lo", "ven", "dor", "el", "bu", "ra", "shi", "no",
              "ber", "gen", "ville", "ha", "mi", "sto", "ke", "ro", "la", "vi", "ton"]
 
@@ -77,6 +168,47 @@ ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz._"
 # Fixed moment the newest sample photo was uploaded (2026-11-30 12:00 UTC), so output is
 # the same every time.
 NEWEST_UPLOAD = 1796040000
+
+
+# The licences the course's search asks for (Flickr ids).
+LICENSES = ["1", "2", "4", "7"]
+
+
+def stable_hash(text):
+    """A hash of text that is the same in every run (unlike hash()), for values chosen
+    without drawing from the seeded generator (so every drawn value stays where it was)."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def license_for(photo_id):
+    return LICENSES[stable_hash("license:" + photo_id) % len(LICENSES)]
+
+
+def path_alias(owner, name):
+    """The owner's URL alias, from their owner id and name: about two thirds have one (a
+    lower-case form of their name, sometimes with digits, as Flickr users choose), the rest
+    "" (what Flickr sends for none)."""
+    digest = stable_hash("pathalias:" + owner)
+    if digest % 3 == 0:
+        return ""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    words = re.findall(r"[a-z0-9]+", plain.replace("'", ""))
+    style = digest // 3 % 4
+    alias = words[0][0] + words[-1] if style == 3 else ("-", "", "_")[style].join(words)
+    if digest // 12 % 2:
+        alias += ("-" if style == 0 else "") + str(digest // 24 % 100)
+    return alias
+
+
+def box_point(box, fraction_lat, fraction_lon):
+    """A point of box from fractions in [-1, 1]: -1 is the south/west edge, 1 the north/east."""
+    south, west, north, east = box
+    return ((south + north) / 2 + fraction_lat * (north - south) / 2,
+            (west + east) / 2 + fraction_lon * (east - west) / 2)
+
+
+def clamp(value, low, high):
+    return low if value < low else high if value > high else value
 
 
 def place_id(rng):
@@ -108,7 +240,12 @@ class World:
                 region = {"place_id": place_id(rng), "woeid": str(woeid), "country": country,
                           "name": f"{region_name}, {country_name}" if qualified else region_name,
                           "url": country["url"] + "/" + region_name.replace(" ", "+"),
-                          "latitude": round(rng.uniform(-60, 70), 3), "longitude": round(rng.uniform(-170, 170), 3)}
+                          "box": REGION_BOXES[(country_name, region_name)]}
+                # Drawn as before (so every later value stays the same), but the centre is
+                # the centre of the region's real box.
+                rng.uniform(-60, 70), rng.uniform(-170, 170)
+                centre = box_point(region["box"], 0, 0)
+                region["latitude"], region["longitude"] = round(centre[0], 3), round(centre[1], 3)
                 self.regions.append(region)
                 for _ in range(rng.randint(2, 3)):
                     woeid += 1
@@ -138,9 +275,11 @@ class World:
                     "url": region["url"] + "/" + name}
         place = {"kind": "neighbourhood" if neighbourhood else "locality", "region": region, "locality": locality,
                  "place_type": "neighbourhood" if neighbourhood else "locality",
-                 "place_type_id": 22 if neighbourhood else 7,
-                 "latitude": round(region["latitude"] + rng.uniform(-1, 1), 3),
-                 "longitude": round(region["longitude"] + rng.uniform(-1, 1), 3)}
+                 "place_type_id": 22 if neighbourhood else 7}
+        # The same draws in [-1, 1] as ever, scaled into the region's box.
+        latitude, longitude = box_point(region["box"], rng.uniform(-1, 1) * LOCALITY_SPREAD,
+                                        rng.uniform(-1, 1) * LOCALITY_SPREAD)
+        place["latitude"], place["longitude"] = round(latitude, 3), round(longitude, 3)
         if neighbourhood:
             place.update({"place_id": place_id(rng), "woeid": str(woeid + 500_000),
                           "name": f"{locality_name(rng)}, {name}, {region['name'].split(',')[0]}, {country['name']}"})
@@ -161,6 +300,15 @@ class World:
             # Each photographer favours a few places, so regions differ in how many distinct
             # photographers they have.
             people.append({"owner": owner, "name": name, "home": None})
+        # URL aliases are unique on Flickr: a second Ana Silva gets digits from her owner id.
+        taken = set()
+        for person in people:
+            alias = path_alias(person["owner"], person["name"])
+            while alias in taken:
+                alias += person["owner"][len(alias) % 5]
+            if alias:
+                taken.add(alias)
+            person["pathalias"] = alias
         return people
 
 
@@ -194,8 +342,13 @@ def make_photos(rng, world, count):
         if rng.random() < 0.02:
             title, description = "", ""
         photo_id = str(53_300_000_000 + count * 13 - index * 13 + rng.randint(0, 12))
-        latitude = place.get("latitude", 0) + rng.uniform(-0.05, 0.05)
-        longitude = place.get("longitude", 0) + rng.uniform(-0.05, 0.05)
+        # Jitter around the place (the region's centre for a place that is a region): the
+        # same draws as ever, narrower in a small region, and kept inside the region's box.
+        south, west, north, east = place["region"]["box"]
+        latitude = clamp(place.get("latitude", place["region"]["latitude"])
+                         + rng.uniform(-0.05, 0.05) * min(1.0, (north - south) / 2), south, north)
+        longitude = clamp(place.get("longitude", place["region"]["longitude"])
+                          + rng.uniform(-0.05, 0.05) * min(1.0, (east - west) / 2), west, east)
         photos.append({
             "id": photo_id, "owner": person["owner"], "ownername": person["name"],
             "secret": "%010x" % rng.getrandbits(40), "server": str(rng.choice([65535, 65535, 7372, 4567])),
@@ -204,6 +357,7 @@ def make_photos(rng, world, count):
             "originalformat": rng.choice(["jpg", "jpg", "png"]), "latitude": "%.6f" % latitude,
             "longitude": "%.6f" % longitude, "accuracy": str(rng.choice([11, 13, 16])),
             "place_id": place["place_id"], "woeid": place["woeid"],
+            "license": license_for(photo_id), "pathalias": person["pathalias"],
         })
     plant_awkward_cases(rng, world, photos)
     return photos
@@ -218,7 +372,8 @@ AWKWARD = """
 - a photographer whose display name changes between page 1 and page 3
 - a photo that appears on two pages (pages shift while paging)
 - loose types: some ids and coordinates as numbers, some `pages` as a string, a missing
-  originalsecret/originalformat, a missing ownername
+  originalsecret/originalformat, a missing ownername, a missing license, a license as a
+  number; pathalias "" for photographers without an alias
 """
 
 
@@ -231,6 +386,11 @@ def plant_awkward_cases(rng, world, photos):
     del photos[6]["place_id"]
     del photos[6]["woeid"]
     photos[7]["place_id"] = world.country_place["place_id"]
+    # Somewhere in that country (a rough box), from a hash so no value is drawn.
+    digest = stable_hash("country:" + photos[7]["id"])
+    latitude, longitude = box_point(COUNTRY_BOXES[world.country_place["name"]],
+                                    (digest % 1000 / 999 * 2 - 1) / 2, (digest // 1000 % 1000 / 999 * 2 - 1) / 2)
+    photos[7]["latitude"], photos[7]["longitude"] = "%.6f" % latitude, "%.6f" % longitude
     photos[8]["place_id"] = world.failing_place["place_id"]
     photos[9]["title"], photos[9]["description"] = "", "Only a description"
     photos[10]["title"], photos[10]["description"] = "", ""
@@ -241,6 +401,8 @@ def plant_awkward_cases(rng, world, photos):
     del photos[14]["originalsecret"]
     del photos[14]["originalformat"]
     del photos[15]["ownername"]
+    del photos[16]["license"]  # extras=license, yet no licence said
+    photos[17]["license"] = 4  # a number instead of a string
     # The same photographer, renamed between page 1 and page 3.
     renamed = photos[20]["owner"]
     for photo in photos[:100]:
@@ -251,6 +413,7 @@ def plant_awkward_cases(rng, world, photos):
             photo["ownername"] = "Samantha Lee"
     photos[250]["owner"], photos[250]["ownername"] = renamed, "Samantha Lee"
     photos[30]["owner"], photos[30]["ownername"] = renamed, "Sam Lee"
+    photos[250]["pathalias"] = photos[30]["pathalias"] = photos[20]["pathalias"]  # the alias stays
 
 
 def paginate(photos, per_page):

@@ -7,7 +7,7 @@ enum Endpoint: Equatable {
     case photo(String), thumbnail(String), image(String), view(String)
     case recents, recentsChanges
     case favorites, favorite(String), favoritesMove, favoritesChanges
-    case status, sync, me, openAPIDocument, index
+    case status, sync, me, openAPIDocument, index, search
 
     static func match(_ path: String) -> Endpoint? {
         if path == "/api" || path == "/api/" { return .index }
@@ -23,6 +23,7 @@ enum Endpoint: Equatable {
             case "sync": return .sync
             case "me": return .me
             case "openapi.yaml": return .openAPIDocument
+            case "search": return .search
             default: return nil
             }
         case 2:

@@ -88,6 +88,8 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         switch endpoint {
         case .regions, .regionPhotos, .photo, .status:
             return .now(try catalogue(endpoint, request))
+        case .search:
+            return .now(try search(request))
         case .openAPIDocument:
             return .now(try openAPIDocument(request))
         case .index:

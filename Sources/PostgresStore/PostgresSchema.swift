@@ -41,7 +41,8 @@ public struct PostgresSchema: Sendable {
     /// attribute in an index ordered by `localizedStandard` gets a key whether named or not.
     /// `programUpgrades` gives, for a migration of `migrator` that a store created by an
     /// older program lacks, the PostgreSQL statements that apply it (`topregions migrate`
-    /// runs them); a store lacking a migration without them is refused as too old.
+    /// runs them; a new store runs them after its tables, so they must be idempotent); a
+    /// store lacking a migration without them is refused as too old.
     public init(_ schema: Schema, migrator: Migrator, sortKeyAttributes: [String: [String]] = [:],
                 programUpgrades: [String: [String]] = [:]) {
         self.schema = schema
@@ -96,7 +97,14 @@ public struct PostgresSchema: Sendable {
     func createStatements() -> [String] {
         let tables = tables()
         return tables.map(Self.createTable) + tables.flatMap(Self.foreignKeys) + tables.flatMap(Self.indexes)
-            + PostgresHistorySchema.tableStatements + PostgresHistorySchema.triggerStatements(self)
+            + programStatements() + PostgresHistorySchema.tableStatements + PostgresHistorySchema.triggerStatements(self)
+    }
+
+    /// The program's upgrade statements in migration order: a new store runs them too, so
+    /// what they add beyond the tables (an index of the database's own kind) is there from
+    /// the start. They must change nothing when what they add is present already.
+    private func programStatements() -> [String] {
+        migrationNames.flatMap { programUpgrades[$0] ?? [] }
     }
 
     private static func createTable(_ table: PostgresTable) -> String {

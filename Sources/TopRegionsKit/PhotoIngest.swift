@@ -24,7 +24,8 @@ enum PhotoIngest {
         var seen = Set<String>()
         let photos = page.filter { seen.insert($0.id).inserted }
         guard !photos.isEmpty else { return outcome }
-        let photographers = try upsertPhotographers(photos, namedThisPass: &namedThisPass, in: transaction)
+        var renamed: [Int64] = []
+        let photographers = try upsertPhotographers(photos, namedThisPass: &namedThisPass, renamed: &renamed, in: transaction)
         let places = try knownPlaces(photos, in: transaction)
         let existing = try transaction.fetch(PhotoRecord.self, whereColumn: "flickrID", in: photos.map { .text($0.id) })
         var existingByFlickrID: [String: PhotoRecord] = [:]
@@ -33,6 +34,7 @@ enum PhotoIngest {
         var joined: [RegionCounts.Membership] = []
         var imageReplaced: [Int64] = []
         var arriving: [PhotoRecord] = []
+        let regionNames = try regionsShown(photos, places: places, existing: existingByFlickrID, in: transaction)
         for photo in photos {
             let place = photo.placeID.flatMap { places[$0] }
             var record = PhotoRecord(
@@ -41,8 +43,14 @@ enum PhotoIngest {
                 photoDescription: PhotoText.bounded(photo.description, to: PhotoText.Limit.description),
                 uploaded: photo.dateUpload, downloaded: downloadedAt, latitude: photo.latitude, longitude: photo.longitude,
                 secret: photo.secret, server: photo.server, farm: photo.farm.map(Int64.init), originalSecret: photo.originalSecret,
-                originalFormat: photo.originalFormat, license: photo.license, photographerID: photographers[photo.owner], placeID: place?.id,
+                originalFormat: photo.originalFormat, license: photo.license, photographerID: photographers[photo.owner]?.id, placeID: place?.id,
                 regionID: place?.status == .resolved ? place?.regionID : nil)
+            func indexForSearch(_ record: inout PhotoRecord) {
+                let region = record.regionID.flatMap { regionNames[$0] }
+                record.searchTitle = SearchIndex.titleColumn(record.title)
+                record.searchText = SearchIndex.textColumn(description: record.photoDescription, photographer: photographers[photo.owner]?.name,
+                                                           region: region?.name, country: region?.country)
+            }
             if let stored = existingByFlickrID[photo.id] {
                 // Known photo: keep when it was first downloaded, and its region while its
                 // place is the same; at another place its region is that place's (none
@@ -55,6 +63,8 @@ enum PhotoIngest {
                     imageReplaced.append(id)
                 }
                 if record.placeID == stored.placeID { record.regionID = stored.regionID ?? record.regionID }
+                record.searchTitle = stored.searchTitle
+                record.searchText = stored.searchText
                 if record.regionID != stored.regionID || record.photographerID != stored.photographerID {
                     if let region = stored.regionID {
                         try RegionCounts.detach([RegionCounts.Membership(region: region, photographer: stored.photographerID)], in: transaction)
@@ -63,9 +73,11 @@ enum PhotoIngest {
                         joined.append(RegionCounts.Membership(region: region, photographer: record.photographerID))
                     }
                 }
+                indexForSearch(&record)
                 if try !transaction.update(record, from: stored).isEmpty { outcome.updated += 1 }
             } else {
                 outcome.allKnown = false
+                indexForSearch(&record)
                 arriving.append(record)
                 outcome.new += 1
                 if let region = record.regionID {
@@ -75,6 +87,8 @@ enum PhotoIngest {
         }
         // Together: on PostgreSQL a few statements for the page rather than one per photo.
         try transaction.insert(&arriving)
+        // A renamed photographer's other photos are found under the new name too.
+        try SearchIndex.refresh(photographerIDs: renamed, in: transaction)
         try RegionCounts.attach(joined, in: transaction)
         if !imageReplaced.isEmpty {
             try transaction.delete("Thumbnail", ids: try transaction.fetchIDs(
@@ -84,8 +98,8 @@ enum PhotoIngest {
     }
 
     /// Photographers by Flickr owner id, inserted or renamed as this page says.
-    private static func upsertPhotographers(_ photos: [FlickrPhoto], namedThisPass: inout Set<String>,
-                                            in transaction: Transaction) throws -> [String: Int64] {
+    private static func upsertPhotographers(_ photos: [FlickrPhoto], namedThisPass: inout Set<String>, renamed: inout [Int64],
+                                            in transaction: Transaction) throws -> [String: (id: Int64?, name: String)] {
         var names: [String: String?] = [:]
         var aliases: [String: String] = [:]
         // Photos come newest first: an owner's first name on the page is the newest.
@@ -95,7 +109,7 @@ enum PhotoIngest {
         let stored = try transaction.fetch(PhotographerRecord.self, whereColumn: "ownerID", in: owners.map { .text($0) })
         var byOwner: [String: PhotographerRecord] = [:]
         for photographer in stored { byOwner[photographer.ownerID] = photographer }
-        var result: [String: Int64] = [:]
+        var result: [String: (id: Int64?, name: String)] = [:]
         var arriving: [PhotographerRecord] = []
         for owner in owners {
             let name = PhotoText.bounded((names[owner] ?? nil) ?? byOwner[owner]?.name ?? owner, to: PhotoText.Limit.name)
@@ -103,19 +117,37 @@ enum PhotoIngest {
             let alias = aliases[owner] ?? byOwner[owner]?.pathAlias
             if let existing = byOwner[owner] {
                 if (existing.name != name || existing.pathAlias != alias) && !namedThisPass.contains(owner) {
-                    var renamed = existing
-                    renamed.name = name
-                    renamed.pathAlias = alias
-                    try transaction.update(renamed, from: existing)
+                    var changed = existing
+                    changed.name = name
+                    changed.pathAlias = alias
+                    try transaction.update(changed, from: existing)
                 }
-                result[owner] = existing.id
+                if existing.name != name, !namedThisPass.contains(owner), let id = existing.id { renamed.append(id) }
+                result[owner] = (existing.id, namedThisPass.contains(owner) ? existing.name : name)
             } else {
                 arriving.append(PhotographerRecord(ownerID: owner, name: name, pathAlias: alias))
             }
             namedThisPass.insert(owner)
         }
         try transaction.insert(&arriving)
-        for photographer in arriving { result[photographer.ownerID] = photographer.id }
+        for photographer in arriving { result[photographer.ownerID] = (photographer.id, photographer.name) }
+        return result
+    }
+
+    /// The names and countries of the regions the page's photos will be in (their stored
+    /// region, or their resolved place's), in one query: their search terms include them.
+    private static func regionsShown(_ photos: [FlickrPhoto], places: [String: PlaceRecord], existing: [String: PhotoRecord],
+                                     in transaction: Transaction) throws -> [Int64: (name: String, country: String?)] {
+        var ids = Set<Int64>()
+        for photo in photos {
+            if let region = existing[photo.id]?.regionID { ids.insert(region) }
+            if let place = photo.placeID.flatMap({ places[$0] }), place.status == .resolved, let region = place.regionID { ids.insert(region) }
+        }
+        guard !ids.isEmpty else { return [:] }
+        var result: [Int64: (name: String, country: String?)] = [:]
+        for region in try transaction.fetch(RegionRecord.self, ids: ids) {
+            if let id = region.id { result[id] = (region.name, region.country) }
+        }
         return result
     }
 

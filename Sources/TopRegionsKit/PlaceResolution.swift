@@ -130,7 +130,8 @@ enum PlaceResolution {
         for case .region(.region(let id, let name, let country)) in answers.values {
             regionInfos[id] = (PhotoText.bounded(name, to: PhotoText.Limit.name), country.map { PhotoText.bounded($0, to: PhotoText.Limit.name) })
         }
-        let regions = try upsertRegions(regionInfos, in: transaction)
+        var renamedRegions: [Int64] = []
+        let regions = try upsertRegions(regionInfos, renamed: &renamedRegions, in: transaction)
         var attach: [Int64: Int64] = [:]  // place row id → region row id
         for stored in places {
             var place = stored
@@ -152,11 +153,16 @@ enum PlaceResolution {
             place.askedAt = askedAt
             try transaction.update(place, from: stored)
         }
-        try attachWaitingPhotos(attach, in: transaction)
+        var shown: [Int64: (name: String, country: String?)] = [:]
+        for (placeID, info) in regionInfos { if let row = regions[placeID] { shown[row] = info } }
+        try attachWaitingPhotos(attach, regions: shown, in: transaction)
+        // A renamed region's photos are found under its new name.
+        try SearchIndex.refresh(regionIDs: renamedRegions, in: transaction)
         return outcome
     }
 
-    private static func upsertRegions(_ infos: [String: (name: String, country: String?)], in transaction: Transaction) throws -> [String: Int64] {
+    private static func upsertRegions(_ infos: [String: (name: String, country: String?)], renamed: inout [Int64],
+                                      in transaction: Transaction) throws -> [String: Int64] {
         var result: [String: Int64] = [:]
         let existing = try transaction.fetch(RegionRecord.self, whereColumn: "placeID", in: infos.keys.map { .text($0) })
         var byPlace: [String: RegionRecord] = [:]
@@ -167,6 +173,7 @@ enum PlaceResolution {
                 region.name = info.name
                 region.country = info.country
                 try transaction.update(region, from: stored)
+                if (region.name != stored.name || region.country != stored.country), let id = stored.id { renamed.append(id) }
                 result[placeID] = region.id
             } else {
                 result[placeID] = try transaction.inserted(RegionRecord(placeID: placeID, name: info.name, country: info.country)).id
@@ -175,16 +182,23 @@ enum PlaceResolution {
         return result
     }
 
-    /// Photos that waited for their place now join its region, counts included.
-    private static func attachWaitingPhotos(_ regionOfPlace: [Int64: Int64], in transaction: Transaction) throws {
+    /// Photos that waited for their place now join its region, counts and search terms included.
+    private static func attachWaitingPhotos(_ regionOfPlace: [Int64: Int64], regions: [Int64: (name: String, country: String?)],
+                                            in transaction: Transaction) throws {
         guard !regionOfPlace.isEmpty else { return }
         var memberships: [RegionCounts.Membership] = []
         for places in InList.paddedChunks(regionOfPlace.keys, size: 400) {
             let p = transaction.dialect.parameter
-            let sql = "SELECT id, place_id, photographer_id FROM Photo WHERE region_id IS NULL AND place_id IN (\((1...places.count).map(p).joined(separator: ", ")))"
+            let sql = """
+                SELECT p.id, p.place_id, p.photographer_id, p.photoDescription, g.name FROM Photo p LEFT JOIN Photographer g ON g.id = p.photographer_id
+                WHERE p.region_id IS NULL AND p.place_id IN (\((1...places.count).map(p).joined(separator: ", ")))
+                """
             for row in try transaction.rows(sql, places.map { .integer($0) }) {
                 guard let photo = row[0].int64, let place = row[1].int64, let region = regionOfPlace[place] else { continue }
-                try transaction.execute("UPDATE Photo SET region_id = \(p(1)) WHERE id = \(p(2))", [.integer(region), .integer(photo)])
+                let text = SearchIndex.textColumn(description: row[3].string ?? "", photographer: row[4].string,
+                                                  region: regions[region]?.name, country: regions[region]?.country ?? nil)
+                try transaction.execute("UPDATE Photo SET region_id = \(p(1)), searchText = \(p(2)) WHERE id = \(p(3))",
+                                        [.integer(region), .text(text), .integer(photo)])
                 memberships.append(RegionCounts.Membership(region: region, photographer: row[2].int64))
             }
         }

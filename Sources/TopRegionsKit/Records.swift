@@ -157,6 +157,10 @@ public struct PhotoRecord: TableRecord, Equatable {
     /// Flickr's licence id ("4"); nil when unknown (Flickr did not say, or the photo was
     /// stored before licences were).
     public var license: String?
+    /// The title's search terms (`SearchIndex`): kept by the gallery, not for setting.
+    public var searchTitle = ""
+    /// The search terms of the description, photographer, region and country.
+    public var searchText = ""
     /// The photographer who took the photo.
     public var photographerID: Int64?
     /// The Place row the photo was taken in; nil when Flickr knows no place.
@@ -181,6 +185,8 @@ public struct PhotoRecord: TableRecord, Equatable {
         .column("originalSecret", \.originalSecret),
         .column("originalFormat", \.originalFormat),
         .column("license", \.license),
+        .column("searchTitle", \.searchTitle, default: ""),
+        .column("searchText", \.searchText, default: ""),
         .toOne("photographer", "Photographer", \.photographerID, inverse: "photos"),
         .toOne("place", "Place", \.placeID, inverse: "photos"),
         .toOne("region", "Region", \.regionID, inverse: "photos"),

@@ -80,6 +80,7 @@ public enum TopRegionsSchema {
                 try transaction.execute("ALTER TABLE \"\(table)\" ADD COLUMN \"\(column)\" TEXT")
             }
         }
+        migrator.register(SearchIndex.migration, SearchIndex.applySQLite)
         return migrator
     }
 

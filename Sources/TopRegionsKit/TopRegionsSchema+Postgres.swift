@@ -14,6 +14,7 @@ extension TopRegionsSchema {
             creditMigration: creditColumns.map { table, column in
                 "ALTER TABLE \(PostgresSchema.identifier(table)) ADD COLUMN IF NOT EXISTS \(PostgresSchema.identifier(column)) text"
             },
+            SearchIndex.migration: SearchIndex.postgresStatements,
         ])
     }
 }

@@ -38,6 +38,8 @@ struct Argument: Sendable {
     let name: String
     let help: String
     var optional = false
+    /// Takes every word left (the last argument only): `search sunset over quebec`.
+    var variadic = false
 }
 
 /// An example in a command's help, run by the tests against a store synced from SampleData.
@@ -77,7 +79,7 @@ struct Command: Sendable {
     var usage: String {
         var words = ["topregions", name]
         words += options.map { "[\($0.synopsis)]" }
-        words += arguments.map { $0.optional ? "[\($0.name)]" : $0.name }
+        words += arguments.map { ($0.optional ? "[\($0.name)]" : $0.name) + ($0.variadic ? "..." : "") }
         return words.joined(separator: " ")
     }
 }

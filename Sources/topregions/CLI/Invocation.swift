@@ -125,7 +125,7 @@ struct Invocation {
         guard positionals.count >= required else {
             throw UsageError("missing \(command.arguments[positionals.count].name): \(command.arguments[positionals.count].help)", command: command)
         }
-        guard positionals.count <= command.arguments.count else {
+        guard positionals.count <= command.arguments.count || command.arguments.last?.variadic == true else {
             throw UsageError("unexpected argument \"\(positionals[command.arguments.count])\"", command: command)
         }
         self.positionals = positionals

@@ -39,7 +39,7 @@ extension Commands {
 
 /// The tool's commands, in the order help lists them.
 enum Commands {
-    static let all: [Command] = [sync, daemon, serve, regions, photos, photo, view, recents, favorites, thumbnail, image, watch, users, prune, status, check, migrate, copy,
+    static let all: [Command] = [sync, daemon, serve, regions, photos, photo, search, view, recents, favorites, thumbnail, image, watch, users, prune, status, check, migrate, copy,
                                  help, completion]
 
     static func named(_ name: String) -> Command? { all.first { $0.name == name } }

@@ -1,0 +1,44 @@
+import Foundation
+import HTTPServer
+import TopRegionsKit
+
+// `GET /api/search?q=…[&region=ID][&limit=N][&after=CURSOR]`: regions and a page of photos
+// whose text holds every word; cached like the catalogue until the next commit.
+extension GalleryAPI {
+    /// The most characters a query may have: a person's search, not a document.
+    static let searchQueryLimit = 200
+    /// Photos a search page holds unless `limit` says otherwise.
+    static let searchPageSize = 24
+
+    func search(_ request: HTTPRequest) throws -> HTTPResponse {
+        let query = try QueryArguments(request, allowed: ["q", "region", "limit", "after"])
+        guard let text = query.text("q") else { throw APIError.badRequest("search needs q=WORDS (words of a title, description, photographer, region or country)") }
+        guard text.count <= Self.searchQueryLimit else { throw APIError.badRequest("q is longer than \(Self.searchQueryLimit) characters") }
+        let limit = try query.integer("limit", default: Self.searchPageSize, range: 1...Self.regionsLimit)
+        let placeID = query.text("region")
+        if let placeID, !Endpoint.isPlaceID(placeID) { throw APIError.badRequest("region must be a region's Flickr place id") }
+        let after = query.text("after")
+        let key = "search?\(text.utf8.count):\(text)&\(placeID ?? "")&\(limit)&\(after ?? "")"
+        let page = try cache.page(key) { () throws -> (body: [UInt8], next: String?) in
+            let within: RegionRecord? = try placeID.map { try self.region(placeID: $0) }
+            let results = try gallery.search(text, region: within, limit: limit, after: after)
+            let next: String? = results.next.map { self.nextLink(request, cursor: $0) }
+            return (try Self.encode(SearchAnswer(results: results, next: next)), next)
+        }
+        return pageResponse(page, for: request)
+    }
+}
+
+/// A search's results with the link to its next page in the body (`next`, null on the last).
+struct SearchAnswer: Encodable {
+    var results: SearchResults
+    var next: String?
+
+    enum CodingKeys: String, CodingKey { case next }
+
+    func encode(to encoder: Encoder) throws {
+        try results.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(next, forKey: .next)
+    }
+}
