@@ -22,7 +22,16 @@ extension Gallery {
     public static func migratePostgres(_ location: String, busyTimeout: TimeInterval? = nil) throws -> PostgresStore.MigrationOutcome {
         let outcome = try withPostgresStore(location, lockTimeout: busyTimeout) { try $0.migrate() }
         if outcome == .created { try createLocalUser(location, busyTimeout: busyTimeout) }
+        if outcome == .upgraded { try fillSearchColumns(location, busyTimeout: busyTimeout) }
         return outcome
+    }
+
+    /// Photos stored before search get their search terms (computed here, in Swift, as every
+    /// store's are), so an upgraded store finds them at once.
+    static func fillSearchColumns(_ location: String, busyTimeout: TimeInterval?) throws {
+        let gallery = try PostgresGallery(location: location, busyTimeout: busyTimeout)
+        defer { gallery.close() }
+        try gallery.writableStore.write { try SearchIndex.backfill(in: $0) }
     }
 
     /// Makes the local user in a store just created, as a SQLite store's first migration

@@ -76,14 +76,15 @@ enum SearchIndex {
 
     // MARK: Schema
 
-    /// SQLite: the columns (for a store made before them), the FTS5 table and its triggers,
-    /// then the columns filled and the index built.
+    /// SQLite: the columns (for a store made before them) filled, then the FTS5 table and
+    /// its triggers, and the index built from the columns. (Filled first: a trigger would
+    /// tell the index to forget terms it never held, which FTS5 takes for corruption.)
     @Sendable static func applySQLite(_ transaction: Transaction) throws {
         for column in ["searchTitle", "searchText"] where try !UserMigration.columnExists(column, in: "Photo", transaction) {
             try transaction.execute("ALTER TABLE \"Photo\" ADD COLUMN \"\(column)\" TEXT NOT NULL DEFAULT ''")
         }
-        for statement in sqliteStatements { try transaction.execute(statement) }
         try backfill(in: transaction)
+        for statement in sqliteStatements { try transaction.execute(statement) }
         try transaction.execute("INSERT INTO \(ftsTable)(\(ftsTable)) VALUES ('rebuild')")
     }
 

@@ -32,6 +32,9 @@ final class GalleryOnStore {
         }
     }
 
+    /// The PostgreSQL database's URL; nil for SQLite.
+    var location: String? { database }
+
     /// What `check` finds in the store.
     func check() throws -> [String] {
         guard let database else { return try original.check() }
