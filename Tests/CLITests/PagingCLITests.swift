@@ -141,6 +141,25 @@ struct PagingCLITests {
     }
 }
 
+extension PagingCLITests {
+    @Test("Help, the man page and the completions name the paging options")
+    func helpNamesThem() throws {
+        let tool = try Tool()
+        let regions = try tool.run(["regions", "--help"]).stdout, photos = try tool.run(["photos", "--help"]).stdout
+        for option in ["--limit N", "--after CURSOR", "--all"] { #expect(regions.contains(option), "regions --help: \(option)") }
+        for option in ["--limit N", "--after CURSOR"] { #expect(photos.contains(option), "photos --help: \(option)") }
+        // The discussion is wrapped: compared as words.
+        let words = { (text: String) in text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        #expect(words(regions).contains("`next page: topregions regions --limit 10 --after CURSOR`") && words(photos).contains("`next page: topregions photos"))
+        let manual = try tool.run(["help", "--man"]).stdout
+        #expect(manual.contains(".B \\-\\-after CURSOR") && manual.contains(".B \\-\\-all") && manual.contains("next page"))
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try tool.run(["completion", shell]).stdout
+            #expect(script.contains("after") && script.contains("all"), "\(shell)")
+        }
+    }
+}
+
 @Suite("Usage mistakes are told what was meant")
 struct UsageSuggestionTests {
     @Test("A lone word where the command takes none is the value of the option it fits", arguments: [

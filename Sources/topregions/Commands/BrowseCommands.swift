@@ -7,8 +7,8 @@ import TopRegionsKit
 extension Commands {
     static let regions = Command(
         name: "regions", abstract: "List the top regions by number of distinct photographers.",
-        options: [.value("limit", "N", "how many regions; with it the list is a page, and stderr tells the next one", default: "50"),
-                  .value("after", "CURSOR", "the page after this cursor (stderr names it under the page before)"),
+        options: [.value("limit", "N", "how many regions, 1 to 10,000; given, the list is a page and stderr says how to get the next", default: "50"),
+                  .value("after", "CURSOR", "the next page: the cursor the page before named on stderr"),
                   .flag("all", "every region, past the top 50, ranks going on"),
                   .flag("by-country", "group by country, each region keeping its rank")],
         examples: [Example(arguments: ["regions", "--limit", "10"], explanation: "the ten most popular regions; stderr says how to ask for the next ten"),
@@ -85,8 +85,8 @@ extension Commands {
         name: "photos", abstract: "List the photos of a region, by title as the Finder sorts.",
         options: [.value("region", "NAME|ID", "the region: its name (case and accents need not match) or Flickr place id"),
                   .flag("by-photographer", "order by photographer first (not paged)"),
-                  .value("limit", "N", "a page of N photos; stderr tells the next one (default: all the photos)"),
-                  .value("after", "CURSOR", "the page after this cursor (stderr names it under the page before; pages of 100 without --limit)"),
+                  .value("limit", "N", "a page of N photos, 1 to 10,000; stderr says how to get the next (default: all the photos)"),
+                  .value("after", "CURSOR", "the next page: the cursor the page before named on stderr (100 photos without --limit)"),
                   .value("image-base", "URL", "base of the image URLs shown", default: "https://live.staticflickr.com", environment: "FLICKR_IMAGE_BASE")],
         examples: [Example(arguments: ["photos", "--region", "Yucatán"], explanation: "the photos taken in Yucatán"),
                    Example(arguments: ["photos", "--region", "quebec", "--json"], explanation: "the same for Quebec, as JSON"),
