@@ -728,4 +728,476 @@ dd { margin: 0; }
 }
 """#),
     ]
+
+    /// The API's OpenAPI document (docs/openapi.yaml), served at `/api/openapi.yaml`.
+    static let openAPIDocument = #"""
+openapi: 3.0.3
+info:
+  title: TopRegions HTTP API
+  version: "1"
+  description: |
+    The gallery served by `topregions serve`: top regions, a region's photos, a photo and
+    its images, each user's Recents and Favorites, sync, and every list as a live change
+    stream (Server-Sent Events). Rows have the shapes of the CLI's `--json` output.
+
+    Catalogue reads (regions, photos, images, status, sync) are public unless the server
+    runs with `--private`, when they need a token too (401 without one); per-user endpoints
+    always need `Authorization: Bearer TOKEN`, a token made by `topregions users add NAME`
+    or `users token NAME --rotate`. A write sent by a browser from another origin is 403
+    unless `serve --cors-origin` allows that origin.
+
+    Errors are `{"error": {"code", "message"}}` with the status that fits. Unknown query
+    parameters, repeated ones and unknown body fields are 400, never ignored. Request bodies
+    are JSON (`Content-Type: application/json`, else 415) of at most 64 KiB (else 413).
+servers:
+  - url: http://127.0.0.1:8080
+components:
+  securitySchemes:
+    bearer:
+      type: http
+      scheme: bearer
+  parameters:
+    photoID:
+      name: id
+      in: path
+      required: true
+      description: A Flickr photo id (digits).
+      schema: {type: string, pattern: '^[0-9]{1,32}$'}
+      example: "53300015459"
+    regionID:
+      name: id
+      in: path
+      required: true
+      description: A region's Flickr place id, as `id` in a region row.
+      schema: {type: string, pattern: '^[A-Za-z0-9._@-]{1,64}$'}
+      example: vqv.q1mJOckQHEF4
+    lastEventID:
+      name: Last-Event-ID
+      in: header
+      required: false
+      description: The id of the last event received; the stream resumes after it.
+      schema: {type: string, pattern: '^[0-9]{1,18}$'}
+  responses:
+    Error:
+      description: An error.
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    Unauthorized:
+      description: No token, or a token that is not valid.
+      headers:
+        WWW-Authenticate: {schema: {type: string}}
+      content:
+        application/json:
+          schema: {$ref: '#/components/schemas/Error'}
+    Favorites:
+      description: The user's Favorites after the change.
+      content:
+        application/json:
+          schema: {type: array, items: {$ref: '#/components/schemas/FavoriteRow'}}
+    EventStream:
+      description: |
+        Server-Sent Events. The first event (`event: snapshot`) is the whole list
+        (`{"type": "snapshot", "token", "sections": [{"name", "value", "rows"}]}`); each later
+        one (`event: batch`) is one change, as `topregions watch --json` prints it, with
+        UIKit's index rules: deletes, move sources and reload sources at old index paths,
+        inserts and destinations at new ones, an inserted section with its rows. `id:` is
+        the store's history token. `rank` and `position` in rows are places in the list as
+        of the event; a row that only shifts is not sent again. Comments (`: heartbeat`)
+        keep idle connections open.
+      content:
+        text/event-stream:
+          schema: {type: string}
+  schemas:
+    Error:
+      type: object
+      required: [error]
+      additionalProperties: false
+      properties:
+        error:
+          type: object
+          required: [code, message]
+          additionalProperties: false
+          properties:
+            code:
+              type: string
+              description: |
+                Stable: bad_request, unauthorized, origin_not_allowed, not_found,
+                not_a_favorite, no_image, method_not_allowed, sync_running, already_exists,
+                ambiguous, too_large, unsupported_media_type, too_many_streams,
+                store_unavailable, source_unavailable, source_failed, sync_unavailable,
+                shutting_down, not_implemented, misdirected_request, internal.
+            message: {type: string}
+    RegionRow:
+      type: object
+      required: [rank, id, name, country, photographers, photos]
+      additionalProperties: false
+      properties:
+        rank: {type: integer, minimum: 1}
+        id: {type: string}
+        name: {type: string}
+        country: {type: string, nullable: true}
+        photographers: {type: integer, minimum: 0}
+        photos: {type: integer, minimum: 0}
+    PhotoRow:
+      type: object
+      required: [id, title, subtitle, photographer, photographerURL, pageURL, license, uploaded, thumbnailURL, imageURL]
+      additionalProperties: false
+      properties:
+        id: {type: string}
+        title: {type: string}
+        subtitle: {type: string}
+        photographer: {type: string, nullable: true}
+        photographerURL: {type: string, nullable: true, description: "The owner's photostream on Flickr."}
+        pageURL: {type: string, nullable: true, description: "The photo's own page on Flickr (link credit here)."}
+        license: {$ref: '#/components/schemas/License'}
+        uploaded: {type: string, format: date-time, nullable: true}
+        thumbnailURL: {type: string, nullable: true}
+        imageURL: {type: string, nullable: true}
+    PhotoDetail:
+      type: object
+      required: [id, title, subtitle, photographer, photographerURL, pageURL, license, uploaded, thumbnailURL, imageURL, region, regionID,
+                 country, latitude, longitude]
+      additionalProperties: false
+      properties:
+        id: {type: string}
+        title: {type: string}
+        subtitle: {type: string}
+        photographer: {type: string, nullable: true}
+        photographerURL: {type: string, nullable: true, description: "The owner's photostream on Flickr."}
+        pageURL: {type: string, nullable: true, description: "The photo's own page on Flickr (link credit here)."}
+        license: {$ref: '#/components/schemas/License'}
+        uploaded: {type: string, format: date-time, nullable: true}
+        thumbnailURL: {type: string, nullable: true}
+        imageURL: {type: string, nullable: true}
+        region: {type: string, nullable: true}
+        regionID: {type: string, nullable: true}
+        country: {type: string, nullable: true}
+        latitude: {type: number, nullable: true}
+        longitude: {type: number, nullable: true}
+        lastViewed: {type: string, format: date-time, nullable: true, description: Only in the answer to a view.}
+    License:
+      type: object
+      description: A photo's licence, from Flickr's table; id null when not known (a photo synced before licences were stored).
+      required: [id, name, url]
+      additionalProperties: false
+      properties:
+        id: {type: string, nullable: true}
+        name: {type: string}
+        url: {type: string, nullable: true}
+    RecentRow:
+      type: object
+      required: [id, title, subtitle, lastViewed]
+      additionalProperties: false
+      properties:
+        id: {type: string}
+        title: {type: string}
+        subtitle: {type: string}
+        lastViewed: {type: string, format: date-time}
+    FavoriteRow:
+      type: object
+      required: [position, id, title]
+      additionalProperties: false
+      properties:
+        position: {type: integer, minimum: 1}
+        id: {type: string}
+        title: {type: string}
+    Status:
+      type: object
+      required: [store, photos, regions, photographers, pendingPlaces, lastSync, daemon, rateLimit]
+      additionalProperties: false
+      properties:
+        store: {type: string, description: The store's file name (never its path).}
+        photos: {type: integer}
+        regions: {type: integer}
+        photographers: {type: integer}
+        pendingPlaces: {type: integer}
+        lastSync:
+          type: object
+          nullable: true
+          properties:
+            result: {type: string, enum: [newData, noData, failed]}
+            startedAt: {type: string, format: date-time}
+            finishedAt: {type: string, format: date-time, nullable: true}
+            photos: {type: object, additionalProperties: {type: integer}}
+            places: {type: object, additionalProperties: {type: integer}}
+            calls: {type: integer}
+            error: {type: string, nullable: true}
+        daemon:
+          type: object
+          nullable: true
+          description: A daemon keeping the store fresh (this host's first); on PostgreSQL, of any host.
+          required: [pid, host]
+          properties:
+            pid: {type: integer, nullable: true, description: Its process id on its host; null when its database session does not say.}
+            host: {type: string, nullable: true, description: Always null here (the CLI's status names the host).}
+        rateLimit:
+          type: object
+          properties:
+            callsLastHour: {type: integer}
+            limit: {type: integer, nullable: true}
+    PhotoID:
+      type: object
+      required: [id]
+      additionalProperties: false
+      properties:
+        id: {type: string, pattern: '^[0-9]{1,32}$', description: 'A Flickr photo id, as a string (a JSON number is 400: ids past 2^53 would arrive rounded).'}
+    Move:
+      type: object
+      required: [from, to]
+      additionalProperties: false
+      properties:
+        from: {type: integer, minimum: 1, description: A position in Favorites, from 1.}
+        to: {type: integer, minimum: 1, description: The position it ends at, from 1.}
+paths:
+  /api/regions:
+    get:
+      summary: The top regions, by distinct photographers.
+      parameters:
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 1000, default: 50}}
+        - {name: byCountry, in: query, description: Ordered by country, each region keeping its rank., schema: {type: boolean, default: false}}
+      responses:
+        "200":
+          description: Regions, ranked from 1.
+          content:
+            application/json:
+              schema: {type: array, items: {$ref: '#/components/schemas/RegionRow'}}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+  /api/regions/changes:
+    get:
+      summary: The top regions, live.
+      parameters:
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 1000, default: 50}}
+        - {$ref: '#/components/parameters/lastEventID'}
+      responses:
+        "200": {$ref: '#/components/responses/EventStream'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "429": {$ref: '#/components/responses/Error'}
+  /api/regions/{id}/photos:
+    get:
+      summary: A region's photos, by title as the Finder sorts.
+      parameters:
+        - {$ref: '#/components/parameters/regionID'}
+        - {name: byPhotographer, in: query, schema: {type: boolean, default: false}}
+      responses:
+        "200":
+          description: The photos.
+          content:
+            application/json:
+              schema: {type: array, items: {$ref: '#/components/schemas/PhotoRow'}}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "404": {$ref: '#/components/responses/Error'}
+  /api/regions/{id}/photos/changes:
+    get:
+      summary: A region's photos, live.
+      parameters:
+        - {$ref: '#/components/parameters/regionID'}
+        - {$ref: '#/components/parameters/lastEventID'}
+      responses:
+        "200": {$ref: '#/components/responses/EventStream'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "404": {$ref: '#/components/responses/Error'}
+        "429": {$ref: '#/components/responses/Error'}
+  /api/photos/{id}:
+    get:
+      summary: One photo in full.
+      parameters: [{$ref: '#/components/parameters/photoID'}]
+      responses:
+        "200":
+          description: The photo.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/PhotoDetail'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "404": {$ref: '#/components/responses/Error'}
+  /api/photos/{id}/thumbnail:
+    get:
+      summary: The photo's square thumbnail (fetched once, then kept in the store).
+      parameters:
+        - {$ref: '#/components/parameters/photoID'}
+        - {name: If-None-Match, in: header, schema: {type: string}}
+      responses:
+        "200":
+          description: "The image's bytes, with `ETag` and `Cache-Control` `public, no-cache` (caches revalidate: a replaced photo has new bytes under the same URL)."
+          headers:
+            ETag: {schema: {type: string}}
+            Cache-Control: {schema: {type: string}}
+          content:
+            image/jpeg: {schema: {type: string, format: binary}}
+            application/octet-stream: {schema: {type: string, format: binary}}
+        "304": {description: The client's copy is current.}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "404": {$ref: '#/components/responses/Error'}
+        "502": {$ref: '#/components/responses/Error'}
+        "503": {$ref: '#/components/responses/Error'}
+  /api/photos/{id}/image:
+    get:
+      summary: The photo's large image (fetched on demand; kept in a bounded file cache).
+      parameters:
+        - {$ref: '#/components/parameters/photoID'}
+        - {name: If-None-Match, in: header, schema: {type: string}}
+      responses:
+        "200":
+          description: "The image's bytes, with `ETag` and `Cache-Control` `public, no-cache` (caches revalidate: a replaced photo has new bytes under the same URL)."
+          headers:
+            ETag: {schema: {type: string}}
+            Cache-Control: {schema: {type: string}}
+          content:
+            image/jpeg: {schema: {type: string, format: binary}}
+            application/octet-stream: {schema: {type: string, format: binary}}
+        "304": {description: The client's copy is current.}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "404": {$ref: '#/components/responses/Error'}
+        "502": {$ref: '#/components/responses/Error'}
+        "503": {$ref: '#/components/responses/Error'}
+  /api/photos/{id}/view:
+    post:
+      summary: Record the user's view of a photo (to the top of Recents; at most 20, a photo once).
+      security: [{bearer: []}]
+      parameters: [{$ref: '#/components/parameters/photoID'}]
+      responses:
+        "200":
+          description: The photo, with `lastViewed`.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/PhotoDetail'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "403": {$ref: '#/components/responses/Error'}
+        "404": {$ref: '#/components/responses/Error'}
+  /api/recents:
+    get:
+      summary: The user's Recents, newest first.
+      security: [{bearer: []}]
+      responses:
+        "200":
+          description: Recents.
+          content:
+            application/json:
+              schema: {type: array, maxItems: 20, items: {$ref: '#/components/schemas/RecentRow'}}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+  /api/recents/changes:
+    get:
+      summary: The user's Recents, live.
+      security: [{bearer: []}]
+      parameters: [{$ref: '#/components/parameters/lastEventID'}]
+      responses:
+        "200": {$ref: '#/components/responses/EventStream'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "429": {$ref: '#/components/responses/Error'}
+  /api/favorites:
+    get:
+      summary: The user's Favorites, in the user's order.
+      security: [{bearer: []}]
+      responses:
+        "200": {$ref: '#/components/responses/Favorites'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+    post:
+      summary: Add a photo at the end of Favorites (nothing changes if it is there).
+      security: [{bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/PhotoID'}
+      responses:
+        "200": {$ref: '#/components/responses/Favorites'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "403": {$ref: '#/components/responses/Error'}
+        "404": {$ref: '#/components/responses/Error'}
+        "413": {$ref: '#/components/responses/Error'}
+        "415": {$ref: '#/components/responses/Error'}
+    delete:
+      summary: Remove a photo from Favorites (the same as DELETE /api/favorites/{id}).
+      security: [{bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/PhotoID'}
+      responses:
+        "200": {$ref: '#/components/responses/Favorites'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "403": {$ref: '#/components/responses/Error'}
+        "404": {$ref: '#/components/responses/Error'}
+        "413": {$ref: '#/components/responses/Error'}
+        "415": {$ref: '#/components/responses/Error'}
+  /api/favorites/{id}:
+    delete:
+      summary: Remove a photo from Favorites.
+      security: [{bearer: []}]
+      parameters: [{$ref: '#/components/parameters/photoID'}]
+      responses:
+        "200": {$ref: '#/components/responses/Favorites'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "403": {$ref: '#/components/responses/Error'}
+        "404": {$ref: '#/components/responses/Error'}
+  /api/favorites/move:
+    post:
+      summary: Move a favorite from one position to another (positions from 1).
+      security: [{bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Move'}
+      responses:
+        "200": {$ref: '#/components/responses/Favorites'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "403": {$ref: '#/components/responses/Error'}
+        "413": {$ref: '#/components/responses/Error'}
+        "415": {$ref: '#/components/responses/Error'}
+  /api/favorites/changes:
+    get:
+      summary: The user's Favorites, live.
+      security: [{bearer: []}]
+      parameters: [{$ref: '#/components/parameters/lastEventID'}]
+      responses:
+        "200": {$ref: '#/components/responses/EventStream'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "429": {$ref: '#/components/responses/Error'}
+  /api/status:
+    get:
+      summary: What the store holds, the last sync, the daemon and the rate limit (as `status --json`).
+      responses:
+        "200":
+          description: The status.
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Status'}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+  /api/sync:
+    post:
+      summary: Start a sync pass (its result appears in /api/status).
+      responses:
+        "202":
+          description: Started.
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  started: {type: boolean}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "403": {$ref: '#/components/responses/Error'}
+        "409": {$ref: '#/components/responses/Error'}
+        "503": {$ref: '#/components/responses/Error'}
+"""#
 }

@@ -138,7 +138,8 @@ struct CLITests {
         let region = try #require(try Expected.topRegions().first)
         let photos = try #require(try tool.run(["photos", "--region", region.placeID, "--json"]).json as? [[String: Any]])
         #expect(Set(photos.compactMap { $0["id"] as? String }) == region.photos)
-        #expect(photos.allSatisfy { Set($0.keys) == ["id", "title", "subtitle", "photographer", "uploaded", "thumbnailURL", "imageURL"] })
+        #expect(photos.allSatisfy { Set($0.keys) == ["id", "title", "subtitle", "photographer", "uploaded", "thumbnailURL", "imageURL",
+                                                      "license", "pageURL", "photographerURL"] }, "the keys of docs/cli.md, credit included")
         let id = try #require(photos.first?["id"] as? String)
         let detail = try #require(try tool.run(["photo", id, "--json"]).json as? [String: Any])
         #expect(detail["region"] as? String == region.name && detail["latitude"] is Double)

@@ -69,6 +69,10 @@ struct Command: Sendable {
     /// `--json` does not apply and is refused. Nil: `--json` applies.
     var writesInstead: String? = nil
     var writesJSON: Bool { writesInstead == nil }
+    /// The option a lone word most likely is the value of, when the command takes no
+    /// positional arguments: `photos yucatan` is told "did you mean --region yucatan?".
+    /// Nil: the only value option the word fits, if just one does (`prune 7d`).
+    var loneWordOption: String? = nil
     let run: @Sendable (inout Invocation) async throws -> Int32
 
     func option(named name: String) -> Option? {

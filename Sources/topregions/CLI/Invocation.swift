@@ -106,7 +106,8 @@ struct Invocation {
             }
             let (name, inline) = CommandLineWords.split(word)
             guard let option = command.options.first(where: { $0.name == name }) else {
-                throw UsageError(Self.unknownOption(word, name: name, command: command), command: command)
+                throw UsageError(Suggestions.unknownOption(word, name: name, inline: inline, command: command, rest: rest, index: index),
+                                 command: command)
             }
             if option.takesValue {
                 guard let value = inline ?? (index < rest.count ? rest[index] : nil), value == "-" || !value.hasPrefix("--") else {
@@ -126,7 +127,8 @@ struct Invocation {
             throw UsageError("missing \(command.arguments[positionals.count].name): \(command.arguments[positionals.count].help)", command: command)
         }
         guard positionals.count <= command.arguments.count || command.arguments.last?.variadic == true else {
-            throw UsageError("unexpected argument \"\(positionals[command.arguments.count])\"", command: command)
+            let suggestion = Suggestions.forLoneWord(positionals, command: command, given: Set(values.keys).union(flags))
+            throw UsageError("unexpected argument \"\(positionals[command.arguments.count])\"" + suggestion, command: command)
         }
         self.positionals = positionals
         if words.flags.contains("json"), let writes = command.writesInstead {
@@ -135,15 +137,12 @@ struct Invocation {
         output = Output(json: words.flags.contains("json"), quiet: words.flags.contains("quiet"))
     }
 
-    private static func unknownOption(_ word: String, name: String, command: Command) -> String {
-        let names = command.options.map(\.name) + GlobalOptions.all.map(\.name)
-        let closest = names.map { ($0, EditDistance.between(name, $0)) }.filter { $0.1 <= max(2, name.count / 3) }.min { $0.1 < $1.1 }
-        return "unknown option \(word) for \(command.name)" + (closest.map { "; did you mean --\($0.0)?" } ?? "")
-    }
-
     // MARK: Values
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// Whether the option is on the command line (its environment variable not counted).
+    func given(_ name: String) -> Bool { values[name] != nil || flags.contains(name) }
 
     /// The option's value, else its environment variable's (when not empty).
     func value(_ name: String) -> String? {

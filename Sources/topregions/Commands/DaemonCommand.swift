@@ -131,7 +131,8 @@ extension Commands {
         name: "daemon", abstract: "Keep the store fresh: a sync pass now, then every interval; SIGHUP for a pass now.",
         options: [.value("interval", "DURATION", "time between passes, with a little jitter, 0.01s to 30d", default: "20m")] + SourceOptions.all,
         examples: [Example(arguments: ["daemon", "--interval", "15m"], explanation: "a pass now and every quarter of an hour; SIGTERM stops it")],
-        discussion: "Logs one line per event on stderr (JSON lines with --json). SIGTERM or SIGINT stop it within seconds, exit 0, with the transaction in progress committed or rolled back and no pass started after it."
+        discussion: "Logs one line per event on stderr (JSON lines with --json). SIGTERM or SIGINT stop it within seconds, exit 0, with the transaction in progress committed or rolled back and no pass started after it.",
+        loneWordOption: "interval"
     ) { invocation in
         limitMallocArenas()
         // As short as 10 ms, for tests and benchmarks that run many passes.

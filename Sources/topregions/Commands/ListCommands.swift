@@ -83,9 +83,7 @@ extension Invocation {
     /// `--user`'s name, or `local`; a name no user can have is a usage error.
     func userName() throws -> String {
         guard let name = value("user") else { return GalleryUser.localName }
-        do { try Gallery.checkUserName(name) } catch let error as GalleryError {
-            throw UsageError("--user: " + error.message, command: command)
-        }
+        try Suggestions.checkUserName(name, command: command, prefix: "--user: ")
         return name
     }
 

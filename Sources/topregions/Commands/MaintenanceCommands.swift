@@ -136,7 +136,8 @@ extension Commands {
         options: [.value("from", "STORE", "the store to copy (default: the one --store names)"),
                   .value("to", "STORE", "the new store: a file that must not exist, or a PostgreSQL URL of a database with no gallery")],
         examples: [Example(arguments: ["copy", "--to", "backup.sqlite"], explanation: "a consistent copy, even while a daemon or server writes")],
-        discussion: "Either store may be a SQLite file or a PostgreSQL URL (--to postgresql://USER@HOST/DATABASE moves a gallery up into an empty database; --from postgresql://… --to FILE copies it back). The copy is what was committed when it began; the store keeps being written meanwhile. The store copied is only read (a store of an older version is not migrated); the copy is brought to this version and checked (as `topregions check` does) once written. A copy that fails leaves nothing at the destination. Large images stay in the image cache, which every store of the user shares."
+        discussion: "Either store may be a SQLite file or a PostgreSQL URL (--to postgresql://USER@HOST/DATABASE moves a gallery up into an empty database; --from postgresql://… --to FILE copies it back). The copy is what was committed when it began; the store keeps being written meanwhile. The store copied is only read (a store of an older version is not migrated); the copy is brought to this version and checked (as `topregions check` does) once written. A copy that fails leaves nothing at the destination. Large images stay in the image cache, which every store of the user shares.",
+        loneWordOption: "to"
     ) { invocation in
         guard let destination = invocation.value("to"), !destination.isEmpty else {
             throw UsageError("copy needs --to STORE: the new store's file or PostgreSQL URL", command: invocation.command)

@@ -20,7 +20,8 @@ extension Commands {
                   .value("request-timeout", "DURATION", "time a client has to send a request's line and headers", default: "10s")]
             + SourceOptions.all,
         examples: [Example(arguments: ["serve", "--listen", "127.0.0.1:0"], explanation: "serve on a free loopback port (printed); SIGTERM stops it")],
-        discussion: "Prints the address it listens on, then one log line per request on stderr. SIGTERM or SIGINT: no new connections, requests in flight finish, change streams end, exit 0 within 5 s. Users and their API tokens: topregions users. The API: docs/openapi.yaml."
+        discussion: "Prints the address it listens on, then one log line per request on stderr. SIGTERM or SIGINT: no new connections, requests in flight finish, change streams end, exit 0 within 5 s. Users and their API tokens: topregions users. The API: docs/openapi.yaml.",
+        loneWordOption: "listen"
     ) { invocation in
         let settings = try ServeSettings(invocation)
         raiseOpenFileLimit()

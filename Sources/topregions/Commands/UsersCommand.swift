@@ -29,11 +29,7 @@ extension Commands {
         if invocation.flag("rotate") && action != "token" {
             throw UsageError("--rotate goes with users token NAME, not with users \(action)", command: invocation.command)
         }
-        if words.count == 2 {
-            do { try Gallery.checkUserName(words[1]) } catch let error as GalleryError {
-                throw UsageError(error.message, command: invocation.command)
-            }
-        }
+        if words.count == 2 { try Suggestions.checkUserName(words[1], command: invocation.command) }
         if action == "list", words.count <= 1 {
             let gallery = try invocation.openReader()
             defer { gallery.close() }
