@@ -11,6 +11,10 @@ enum PhotoIngest {
         var updated = 0
         /// Every photo of the page was already stored (a sign to stop paging).
         var allKnown = true
+        /// Photographers the page renamed: their photos stored before need their search
+        /// terms again (`SearchIndex.refresh(photographerIDs:)`), which the caller does once
+        /// for all its pages, so that a page costs the same queries whatever it holds.
+        var renamedPhotographers: [Int64] = []
     }
 
     /// `namedThisPass`: photographers whose name this pass already set from a newer page;
@@ -24,8 +28,8 @@ enum PhotoIngest {
         var seen = Set<String>()
         let photos = page.filter { seen.insert($0.id).inserted }
         guard !photos.isEmpty else { return outcome }
-        var renamed: [Int64] = []
-        let photographers = try upsertPhotographers(photos, namedThisPass: &namedThisPass, renamed: &renamed, in: transaction)
+        let photographers = try upsertPhotographers(photos, namedThisPass: &namedThisPass, renamed: &outcome.renamedPhotographers,
+                                                    in: transaction)
         let places = try knownPlaces(photos, in: transaction)
         let existing = try transaction.fetch(PhotoRecord.self, whereColumn: "flickrID", in: photos.map { .text($0.id) })
         var existingByFlickrID: [String: PhotoRecord] = [:]
@@ -87,8 +91,6 @@ enum PhotoIngest {
         }
         // Together: on PostgreSQL a few statements for the page rather than one per photo.
         try transaction.insert(&arriving)
-        // A renamed photographer's other photos are found under the new name too.
-        try SearchIndex.refresh(photographerIDs: renamed, in: transaction)
         try RegionCounts.attach(joined, in: transaction)
         if !imageReplaced.isEmpty {
             try transaction.delete("Thumbnail", ids: try transaction.fetchIDs(

@@ -365,13 +365,17 @@ extension GallerySyncing {
         let (outcome, named) = try await writableStore.writing { transaction in
             var named = names
             var outcome = StoredPages()
+            var renamed = Set<Int64>()
             for page in pages {
                 let stored = try PhotoIngest.store(page.photos, downloadedAt: downloadedAt, namedThisPass: &named, in: transaction,
                                                    holdsNewPhotos: holdsNewPhotos)
                 outcome.new += stored.new
                 outcome.updated += stored.updated
                 outcome.reachedKnownPage = outcome.reachedKnownPage || stored.allKnown
+                renamed.formUnion(stored.renamedPhotographers)
             }
+            // A renamed photographer's photos are found under the new name.
+            try SearchIndex.refresh(photographerIDs: Array(renamed), in: transaction)
             try lock.confirm()
             return (outcome, named)
         }

@@ -16,7 +16,7 @@ struct GalleryAPIPartsTests {
         #expect(Endpoint.match("/api/favorites/53300015459") == .favorite("53300015459"))
         #expect(Endpoint.match("/api/favorites/move") == .favoritesMove)
         for path in ["/api/photos/../etc/passwd", "/api/photos/1%2F2", "/api/photos/12a", "/api/photos/" + String(repeating: "1", count: 33),
-                     "/api/regions/a b/photos", "/api/regions/../photos", "/api/regions/", "/api/", "/regions", "/api/photos/1/image/x",
+                     "/api/regions/a b/photos", "/api/regions/../photos", "/api/regions/", "/api//", "/regions", "/api/photos/1/image/x",
                      "/api/regions/x\u{0}y/photos"] {
             if path == "/api/regions/../photos" {
                 // ".." is letters of a place id's alphabet, but it names a region to look up, never a file.
@@ -25,6 +25,10 @@ struct GalleryAPIPartsTests {
                 #expect(Endpoint.match(path) == nil, "\(path)")
             }
         }
+        // The API's own index and description, search and the token's user.
+        #expect(Endpoint.match("/api") == .index && Endpoint.match("/api/") == .index)
+        #expect(Endpoint.match("/api/openapi.yaml") == .openAPIDocument)
+        #expect(Endpoint.match("/api/search") == .search && Endpoint.match("/api/me") == .me && Endpoint.me.isPerUser)
         #expect(Endpoint.regions.methods == ["GET", "HEAD"])
         #expect(Endpoint.favorites.methods.contains("DELETE"))
         #expect(Endpoint.recents.isPerUser && !Endpoint.regions.isPerUser)

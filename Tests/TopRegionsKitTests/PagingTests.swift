@@ -75,7 +75,8 @@ struct PagingTests {
         let test = try TestGallery()
         _ = try await test.gallery.sync(client: try sampleClient())
         let next = try #require(try test.gallery.regionPage(limit: 5, after: nil).next)
-        let region = try #require(try test.gallery.region(placeID: try #require(try test.gallery.topRegions(limit: 1).first).placeID))
+        let top = try #require(try test.gallery.topRegions(limit: 1).first)
+        let region = try #require(try test.gallery.region(placeID: top.placeID))
         #expect(throws: GalleryError.self) { try ListCursor(text: next.text, list: ListCursor.photosList(region)) }
         #expect(try ListCursor(text: next.text, list: ListCursor.regionsList) == next)
         for garbage in ["", "%%%", "e30", String(repeating: "Q", count: 10_000), "eyJsIjoicmVnaW9ucyIsInAiOi0xLCJ2IjpbXX0"] {
