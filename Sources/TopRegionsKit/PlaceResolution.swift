@@ -172,6 +172,7 @@ enum PlaceResolution {
                 var region = stored
                 region.name = info.name
                 region.country = info.country
+                region.searchName = SearchIndex.regionColumn(name: info.name, country: info.country)
                 try transaction.update(region, from: stored)
                 if (region.name != stored.name || region.country != stored.country), let id = stored.id { renamed.append(id) }
                 result[placeID] = region.id

@@ -52,6 +52,8 @@ public struct RegionRecord: TableRecord, Equatable {
     public var photographerCount: Int64 = 0
     /// Photos in the region, kept exact with the photos; 0 hides the region.
     public var photoCount: Int64 = 0
+    /// The search terms of its name and country (`SearchIndex`): kept by the gallery.
+    public var searchName = ""
 
     /// The Region table, with the index the top-regions query reads in order.
     public static let table = RecordTable<RegionRecord>("Region", columns: [
@@ -60,6 +62,7 @@ public struct RegionRecord: TableRecord, Equatable {
         .column("country", \.country),
         .column("photographerCount", \.photographerCount, default: 0),
         .column("photoCount", \.photoCount, default: 0),
+        .column("searchName", \.searchName, default: ""),
     ], relationships: [
         .toMany("photos", "Photo", inverse: "region", deleteRule: .nullify),
         .toMany("places", "Place", inverse: "region", deleteRule: .nullify),
@@ -81,6 +84,7 @@ public struct RegionRecord: TableRecord, Equatable {
         self.country = country
         self.photographerCount = photographerCount
         self.photoCount = photoCount
+        self.searchName = SearchIndex.regionColumn(name: name, country: country)
     }
 }
 

@@ -53,20 +53,26 @@ extension GalleryReading {
     }
 
     /// The regions (with photos) whose name and country hold every term, in top-regions
-    /// order. Regions are few (hundreds): their terms are matched here, not by an index.
+    /// order, found through the regions' full-text index.
     private func matchingRegions(_ terms: [String]) throws -> [RegionRow] {
-        var request = Gallery.topRegionsRequest(limit: 0)
-        request.fetchLimit = nil
-        let regions = try readableStore.read { try $0.fetch(request, as: RegionRecord.self) }
-        var rows: [RegionRow] = []
-        for (index, region) in regions.enumerated() {
-            let words = SearchTerms.terms(region.name + " " + (region.country ?? ""))
-            guard terms.allSatisfy({ term in words.contains { $0.hasPrefix(term) } }) else { continue }
-            rows.append(RegionRow(rank: index + 1, id: region.placeID, name: region.name, country: region.country,
-                                  photographers: Int(region.photographerCount), photos: Int(region.photoCount)))
-            if rows.count == Self.searchRegionsLimit { break }
+        try readableStore.read { context in
+            let candidates = try context.rows(PhotoSearchQuery.regionsSQL(terms, dialect: context.dialect).sql,
+                                              PhotoSearchQuery.regionsSQL(terms, dialect: context.dialect).arguments).compactMap { $0[0].int64 }
+            guard !candidates.isEmpty else { return [] }
+            var request = Gallery.topRegionsRequest(limit: Self.searchRegionsLimit)
+            request.predicate = request.predicate.map { $0 && Key("id").isIn(candidates) }
+            let found = try context.fetch(request, as: RegionRecord.self)
+            guard !found.isEmpty else { return [] }
+            // Ranks are places in the whole list: its ids, read in order from its index.
+            var whole = Gallery.topRegionsRequest(limit: 0)
+            whole.fetchLimit = nil
+            let order = try context.fetchIDs(whole)
+            let rank = Dictionary(order.enumerated().map { ($0.element, $0.offset + 1) }, uniquingKeysWith: { first, _ in first })
+            return found.map { region in
+                RegionRow(rank: region.id.flatMap { rank[$0] } ?? 0, id: region.placeID, name: region.name, country: region.country,
+                          photographers: Int(region.photographerCount), photos: Int(region.photoCount))
+            }
         }
-        return rows
     }
 }
 
@@ -120,6 +126,16 @@ struct PhotoSearchQuery {
         let (sql, arguments) = context.dialect.isPostgreSQL ? postgres(tier: tier, after: after, limit: limit)
                                                            : sqlite(tier: tier, after: after, limit: limit)
         return try context.rows(sql, arguments).compactMap { $0[0].int64 }
+    }
+
+    /// The ids of regions whose terms hold every term (at most 1,000 candidates).
+    static func regionsSQL(_ terms: [String], dialect: SQLDialect) -> (sql: String, arguments: [SQLValue]) {
+        if dialect.isPostgreSQL {
+            return ("SELECT id FROM region WHERE \(SearchIndex.postgresRegionTerms) @@ $1::tsquery LIMIT 1000",
+                    [.text(terms.map { "'\($0)':*" }.joined(separator: " & "))])
+        }
+        return ("SELECT rowid FROM \(SearchIndex.regionFTSTable) WHERE \(SearchIndex.regionFTSTable) MATCH ? LIMIT 1000",
+                [.text(terms.map { "\"\($0)\"*" }.joined(separator: " AND "))])
     }
 
     /// FTS5: `"a"* AND "b"*` over both columns; tier 0 in the title column alone, tier 1

@@ -13,9 +13,14 @@ enum SearchIndex {
     static let migration = "topregions.v6.search"
     /// The FTS5 table over `Photo`'s search columns (SQLite).
     static let ftsTable = "PhotoSearch"
+    /// The FTS5 table over `Region`'s (SQLite).
+    static let regionFTSTable = "RegionSearch"
 
     /// The title's terms.
     static func titleColumn(_ title: String) -> String { SearchTerms.column(title) }
+
+    /// A region's terms: its name's and its country's.
+    static func regionColumn(name: String, country: String?) -> String { SearchTerms.column(name, country) }
 
     /// The other searchable text's terms.
     static func textColumn(description: String, photographer: String?, region: String?, country: String?) -> String {
@@ -72,6 +77,12 @@ enum SearchIndex {
     static func backfill(in transaction: Transaction) throws {
         let ids = try transaction.rows("SELECT id FROM Photo WHERE searchTitle = '' AND searchText = ''").compactMap { $0[0].int64 }
         try refresh(photoIDs: ids, in: transaction)
+        let p = transaction.dialect.parameter
+        for row in try transaction.rows("SELECT id, name, country FROM Region WHERE searchName = ''") {
+            guard let id = row[0].int64 else { continue }
+            try transaction.execute("UPDATE Region SET searchName = \(p(1)) WHERE id = \(p(2))",
+                                    [.text(regionColumn(name: row[1].string ?? "", country: row[2].string)), .integer(id)])
+        }
     }
 
     // MARK: Schema
@@ -80,12 +91,14 @@ enum SearchIndex {
     /// its triggers, and the index built from the columns. (Filled first: a trigger would
     /// tell the index to forget terms it never held, which FTS5 takes for corruption.)
     @Sendable static func applySQLite(_ transaction: Transaction) throws {
-        for column in ["searchTitle", "searchText"] where try !UserMigration.columnExists(column, in: "Photo", transaction) {
-            try transaction.execute("ALTER TABLE \"Photo\" ADD COLUMN \"\(column)\" TEXT NOT NULL DEFAULT ''")
+        for (table, column) in [("Photo", "searchTitle"), ("Photo", "searchText"), ("Region", "searchName")]
+        where try !UserMigration.columnExists(column, in: table, transaction) {
+            try transaction.execute("ALTER TABLE \"\(table)\" ADD COLUMN \"\(column)\" TEXT NOT NULL DEFAULT ''")
         }
         try backfill(in: transaction)
         for statement in sqliteStatements { try transaction.execute(statement) }
         try transaction.execute("INSERT INTO \(ftsTable)(\(ftsTable)) VALUES ('rebuild')")
+        try transaction.execute("INSERT INTO \(regionFTSTable)(\(regionFTSTable)) VALUES ('rebuild')")
     }
 
     /// The FTS5 table reads its text from `Photo` (external content) and holds only the
@@ -111,6 +124,26 @@ enum SearchIndex {
             INSERT INTO \(ftsTable)(rowid, searchTitle, searchText) VALUES (new.id, new.searchTitle, new.searchText);
         END
         """,
+        """
+        CREATE VIRTUAL TABLE IF NOT EXISTS \(regionFTSTable) USING fts5(searchName, content='Region', content_rowid='id',
+            tokenize = "unicode61 remove_diacritics 0 categories 'L* N* M* Co'", prefix = '2 3')
+        """,
+        """
+        CREATE TRIGGER IF NOT EXISTS region_search_insert AFTER INSERT ON Region BEGIN
+            INSERT INTO \(regionFTSTable)(rowid, searchName) VALUES (new.id, new.searchName);
+        END
+        """,
+        """
+        CREATE TRIGGER IF NOT EXISTS region_search_delete AFTER DELETE ON Region BEGIN
+            INSERT INTO \(regionFTSTable)(\(regionFTSTable), rowid, searchName) VALUES ('delete', old.id, old.searchName);
+        END
+        """,
+        """
+        CREATE TRIGGER IF NOT EXISTS region_search_update AFTER UPDATE OF searchName ON Region BEGIN
+            INSERT INTO \(regionFTSTable)(\(regionFTSTable), rowid, searchName) VALUES ('delete', old.id, old.searchName);
+            INSERT INTO \(regionFTSTable)(rowid, searchName) VALUES (new.id, new.searchName);
+        END
+        """,
     ]
 
     /// PostgreSQL: the columns (for a store made before them) and two GIN indexes, over
@@ -120,12 +153,16 @@ enum SearchIndex {
         "ALTER TABLE photo ADD COLUMN IF NOT EXISTS searchtext text NOT NULL DEFAULT ''",
         "CREATE INDEX IF NOT EXISTS photo_search_all ON photo USING gin (\(postgresAllTerms))",
         "CREATE INDEX IF NOT EXISTS photo_search_title ON photo USING gin (\(postgresTitleTerms))",
+        "ALTER TABLE region ADD COLUMN IF NOT EXISTS searchname text NOT NULL DEFAULT ''",
+        "CREATE INDEX IF NOT EXISTS region_search ON region USING gin (\(postgresRegionTerms))",
     ]
 
     /// A photo's terms as a `tsvector`, exactly the words stored (no parser, no stemming).
     /// (Immutable functions only, as an index expression must be; an empty column gives an
     /// empty word, which `array_remove` drops.)
     static let postgresAllTerms = "array_to_tsvector(array_remove(string_to_array(searchtitle || ' ' || searchtext, ' '), ''))"
+    /// A region's terms.
+    static let postgresRegionTerms = "array_to_tsvector(array_remove(string_to_array(searchname, ' '), ''))"
     /// Its title's terms.
     static let postgresTitleTerms = "array_to_tsvector(array_remove(string_to_array(searchtitle, ' '), ''))"
 }

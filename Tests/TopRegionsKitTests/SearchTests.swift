@@ -182,6 +182,8 @@ struct CreditTests {
         let old = try Store(path: path, schema: TopRegionsSchema.schema, migrator: TopRegionsSchema.migrator)
         try await old.write { transaction in
             for statement in ["DROP TRIGGER photo_search_insert", "DROP TRIGGER photo_search_delete", "DROP TRIGGER photo_search_update",
+                              "DROP TRIGGER region_search_insert", "DROP TRIGGER region_search_delete", "DROP TRIGGER region_search_update",
+                              "DROP TABLE RegionSearch", "ALTER TABLE Region DROP COLUMN searchName",
                               "DROP TABLE PhotoSearch", "ALTER TABLE Photo DROP COLUMN searchTitle", "ALTER TABLE Photo DROP COLUMN searchText",
                               "ALTER TABLE Photo DROP COLUMN license", "ALTER TABLE Photographer DROP COLUMN pathAlias",
                               "DELETE FROM store_migrations WHERE name IN ('topregions.v5.credit', 'topregions.v6.search')"] {
@@ -198,6 +200,8 @@ struct CreditTests {
         #expect(detail.photo.license.id == nil && detail.photo.license.name == "Licence unknown")
         let hits = try upgraded.search(photo.title, limit: 1_000).photos.map(\.photo.id)
         #expect(hits.contains(photo.flickrID))
+        let region = try #require(try upgraded.topRegions(limit: 1).first)
+        #expect(try upgraded.search(region.name, limit: 1).regions.map(\.id).contains(region.placeID))
         #expect(try upgraded.check().isEmpty)
     }
 
@@ -208,7 +212,8 @@ struct CreditTests {
         _ = try await test.gallery.sync(client: try sampleClient())
         let store = try GalleryOnStore(test, on: .postgresql)
         let location = try #require(store.location)
-        for statement in ["DROP INDEX photo_search_all", "DROP INDEX photo_search_title", "ALTER TABLE photo DROP COLUMN searchtitle",
+        for statement in ["DROP INDEX photo_search_all", "DROP INDEX photo_search_title", "DROP INDEX region_search",
+                          "ALTER TABLE region DROP COLUMN searchname", "ALTER TABLE photo DROP COLUMN searchtitle",
                           "ALTER TABLE photo DROP COLUMN searchtext", "ALTER TABLE photo DROP COLUMN license",
                           "ALTER TABLE photographer DROP COLUMN pathalias",
                           "DELETE FROM store_migrations WHERE name IN ('topregions.v5.credit', 'topregions.v6.search')"] {
@@ -220,6 +225,7 @@ struct CreditTests {
         defer { upgraded.close() }
         let hits = try upgraded.search("sunset", limit: 1_000).photos.map(\.photo.id)
         #expect(hits == (try test.gallery.search("sunset", limit: 1_000).photos.map(\.photo.id)))
+        #expect(try upgraded.search("quebec", limit: 1).regions.map(\.name) == ["Quebec"])
         #expect(try Gallery.checkPostgres(location).isEmpty)
     }
 }
