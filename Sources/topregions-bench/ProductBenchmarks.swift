@@ -165,12 +165,16 @@ enum ProductBenchmarks {
         func exec(_ sql: String) throws { try RawSQLite.check(sqlite3_exec(db, sql, nil, nil, nil), db) }
         var statement: OpaquePointer?
         let transient = topregions_sqlite_transient()
-        try RawSQLite.check(sqlite3_prepare_v2(db, "INSERT INTO Region (id, placeID, name, country) VALUES (?, ?, ?, ?)", -1, &statement, nil), db)
+        try RawSQLite.check(sqlite3_prepare_v2(db, "INSERT INTO Region (id, placeID, name, country, searchName) VALUES (?, ?, ?, ?, ?)", -1, &statement, nil), db)
+        var regionNames: [(name: String, country: String)] = [("", "")]
         for index in 1...regions {
+            let name = "Region \(index % 997) \(["Nord", "Süd", "東", "West"][index % 4])", country = "Country \(index % 50)"
+            regionNames.append((name, country))
             sqlite3_bind_int64(statement, 1, Int64(index))
             sqlite3_bind_text(statement, 2, "region\(index)", -1, transient)
-            sqlite3_bind_text(statement, 3, "Region \(index % 997) \(["Nord", "Süd", "東", "West"][index % 4])", -1, transient)
-            sqlite3_bind_text(statement, 4, "Country \(index % 50)", -1, transient)
+            sqlite3_bind_text(statement, 3, name, -1, transient)
+            sqlite3_bind_text(statement, 4, country, -1, transient)
+            sqlite3_bind_text(statement, 5, SearchTerms.column(name, country), -1, transient)
             try RawSQLite.check(sqlite3_step(statement), db)
             sqlite3_reset(statement)
         }
@@ -184,17 +188,24 @@ enum ProductBenchmarks {
             sqlite3_reset(statement)
         }
         sqlite3_finalize(statement)
-        try RawSQLite.check(sqlite3_prepare_v2(db, "INSERT INTO Photo (flickrID, flickrNumber, title, subtitle, photoDescription, downloaded, region_id, photographer_id) VALUES (?, ?, ?, '', '', ?, ?, ?)", -1, &statement, nil), db)
+        // The search columns as the gallery writes them (`SearchIndex`): the title's terms,
+        // then the photographer's and the region's.
+        try RawSQLite.check(sqlite3_prepare_v2(db, "INSERT INTO Photo (flickrID, flickrNumber, title, subtitle, photoDescription, downloaded, region_id, photographer_id, searchTitle, searchText) VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?)", -1, &statement, nil), db)
         let now = Date().timeIntervalSince1970
         for index in 0..<photos {
             // Region 1 gets 10,000 photos; the rest follow a skew.
             let region = index < 10_000 ? 1 : 2 + Int(Double(regions - 2) * pow(Double.random(in: 0..<1, using: &random), 2))
             sqlite3_bind_text(statement, 1, String(53_000_000_000 + index), -1, transient)
             sqlite3_bind_int64(statement, 2, Int64(53_000_000_000 + index))
-            sqlite3_bind_text(statement, 3, "IMG \(Int.random(in: 0..<5000, using: &random)) \(["été", "Tokyo", "東京", ""][index % 4])", -1, transient)
+            let title = "IMG \(Int.random(in: 0..<5000, using: &random)) \(["été", "Tokyo", "東京", ""][index % 4])"
+            sqlite3_bind_text(statement, 3, title, -1, transient)
             sqlite3_bind_double(statement, 4, now)
             sqlite3_bind_int64(statement, 5, Int64(region))
-            sqlite3_bind_int64(statement, 6, Int64.random(in: 1...Int64(photographers), using: &random))
+            let photographer = Int64.random(in: 1...Int64(photographers), using: &random)
+            sqlite3_bind_int64(statement, 6, photographer)
+            sqlite3_bind_text(statement, 7, SearchTerms.column(title), -1, transient)
+            sqlite3_bind_text(statement, 8, SearchTerms.column("", "Photographer \(photographer)", regionNames[region].name, regionNames[region].country),
+                              -1, transient)
             try RawSQLite.check(sqlite3_step(statement), db)
             sqlite3_reset(statement)
         }

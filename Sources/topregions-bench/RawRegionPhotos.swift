@@ -10,7 +10,7 @@ import TopRegionsKit
 final class RawRegionPhotos {
     static let sql = """
         SELECT id, flickrID, flickrNumber, title, subtitle, photoDescription, uploaded, downloaded, latitude, longitude,
-               secret, server, farm, originalSecret, originalFormat, photographer_id, place_id, region_id
+               secret, server, farm, originalSecret, originalFormat, photographer_id, place_id, region_id, license, searchTitle, searchText
         FROM Photo WHERE region_id = ? ORDER BY title COLLATE localizedStandard, flickrNumber
         """
 
@@ -53,8 +53,11 @@ final class RawRegionPhotos {
                                  photoDescription: text(5) ?? "", uploaded: real(6).map(Date.init(timeIntervalSince1970:)),
                                  downloaded: Date(timeIntervalSince1970: real(7) ?? 0), latitude: real(8), longitude: real(9),
                                  secret: text(10), server: text(11), farm: integer(12), originalSecret: text(13),
-                                 originalFormat: text(14), photographerID: integer(15), placeID: integer(16), regionID: integer(17))
+                                 originalFormat: text(14), license: text(18), photographerID: integer(15), placeID: integer(16),
+                                 regionID: integer(17))
         record.id = integer(0)
+        record.searchTitle = text(19) ?? ""
+        record.searchText = text(20) ?? ""
         record.flickrNumber = integer(2) ?? 0
         return record
     }
