@@ -5,26 +5,24 @@
 enum WebAssets {
     /// Each file's media type and text, by name.
     static let files: [String: (type: String, text: String)] = [
-        "app.js": ("text/javascript; charset=utf-8", #"""
-// The gallery in a browser: top regions → a region's photos → a photo, Recents and
-// Favorites, every list live on its change stream. Text from Flickr only ever reaches the
-// page through textContent and attributes, never as HTML.
-import { applyBatch, changedIDs, EventParser } from './batch.js';
+        "api.js": ("text/javascript; charset=utf-8", #"""
+// The API as the page uses it: the user's token, JSON requests, pages of a list (the
+// `Link: <…>; rel="next"` header), and change streams read over fetch (EventSource cannot
+// send a token).
+import { EventParser } from './batch.js';
+import { nextLink } from './format.js';
 
 const tokenKey = 'topregions.token';
-const listKey = 'topregions.list';
-
-// MARK: The API
 
 /** What an API token looks like: `trk_` and 43 base64url characters. */
-const tokenPattern = /^trk_[A-Za-z0-9_-]{43}$/;
+export const tokenPattern = /^trk_[A-Za-z0-9_-]{43}$/;
 
 /**
  * The stored token. One that cannot be a token (put there by hand, or by an older page) is
  * forgotten: a header cannot carry every character, and the browser would refuse every
  * request that tried, public ones too.
  */
-function token() {
+export function token() {
   const stored = localStorage.getItem(tokenKey) || '';
   if (stored && !tokenPattern.test(stored)) {
     localStorage.removeItem(tokenKey);
@@ -33,34 +31,36 @@ function token() {
   return stored;
 }
 
-function headers(extra = {}) {
+export function setToken(value) {
+  if (value) localStorage.setItem(tokenKey, value);
+  else localStorage.removeItem(tokenKey);
+}
+
+export function headers(extra = {}) {
   const sent = { ...extra };
-  if (token()) sent.Authorization = `Bearer ${token()}`;
+  const current = token();
+  if (current) sent.Authorization = `Bearer ${current}`;
   return sent;
 }
 
+let refused = () => {};
+
+/** What the page does when the server refuses the stored token (sign out, say why). */
+export function onTokenRefused(handler) { refused = handler; }
+
 /**
- * An image of the API. An <img> cannot send a token, so on a private server (serve
- * --private) its first load fails with 401: the image is then fetched with the token and
- * shown from a blob URL, once (lazy loading still decides when the first load happens).
+ * A token the server refuses (rotated, or its user removed) is forgotten: the page signs
+ * out, opens its lists again without it (the catalogue is public unless the server is
+ * private), and says why. True when `sent` was the stored token.
  */
-function apiImage(path, attributes) {
-  const image = element('img', { src: path, ...attributes });
-  image.addEventListener('error', async () => {
-    if (!token() || image.dataset.fetched) return;
-    image.dataset.fetched = 'true';
-    try {
-      const response = await fetch(path, { headers: headers() });
-      if (!response.ok) return;
-      const url = URL.createObjectURL(await response.blob());
-      image.addEventListener('load', () => URL.revokeObjectURL(url), { once: true });
-      image.src = url;
-    } catch (_) { /* the image stays broken; its alt text shows */ }
-  });
-  return image;
+export function forgetRefusedToken(sent) {
+  if (!sent || token() !== sent) return false;
+  setToken('');
+  setTimeout(refused);
+  return true;
 }
 
-class APIError extends Error {
+export class APIError extends Error {
   constructor(status, code, message) {
     super(message);
     this.status = status;
@@ -68,40 +68,39 @@ class APIError extends Error {
   }
 }
 
-/**
- * A token the server refuses (rotated, or its user removed) is forgotten: the page signs
- * out, opens its lists again without it (the catalogue is public unless the server is
- * private), and says why. True when `sent` was the stored token.
- */
-function forgetRefusedToken(sent) {
-  if (!sent || token() !== sent) return false;
-  localStorage.removeItem(tokenKey);
-  setTimeout(() => {
-    reopen();
-    notice('Your API token is no longer valid: sign in again.');
-  });
-  return true;
+async function failure(response, sentToken) {
+  const answer = await response.json().catch(() => null);
+  if (response.status === 401) forgetRefusedToken(sentToken);
+  const error = answer && answer.error ? answer.error : { code: 'http', message: `HTTP ${response.status}` };
+  return new APIError(response.status, error.code, error.message);
 }
 
-async function api(path, { method = 'GET', body } = {}) {
+/** A JSON request; an APIError for an answer that is not 2xx. */
+export async function api(path, { method = 'GET', body, signal } = {}) {
   const sentToken = token();
   const response = await fetch(path, {
     method,
+    signal,
     headers: headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const answer = await response.json().catch(() => null);
-  if (response.status === 401) forgetRefusedToken(sentToken);
-  if (!response.ok) {
-    const error = answer && answer.error ? answer.error : { code: 'http', message: `HTTP ${response.status}` };
-    throw new APIError(response.status, error.code, error.message);
-  }
-  return answer;
+  if (!response.ok) throw await failure(response, sentToken);
+  return response.json().catch(() => null);
 }
 
-// MARK: Change streams over fetch (EventSource cannot send a token)
+/** One page of a list: its rows and the path of the next page (null at the end, and from a
+ *  server without paging, which sends no `Link`). */
+export async function apiPage(path, { signal } = {}) {
+  const sentToken = token();
+  const response = await fetch(path, { headers: headers(), signal });
+  if (!response.ok) throw await failure(response, sentToken);
+  const rows = await response.json();
+  return { rows: Array.isArray(rows) ? rows : [], next: nextLink(response.headers.get('Link'), location.href) };
+}
 
-class ChangeStream {
+// MARK: Change streams over fetch
+
+export class ChangeStream {
   constructor(path, onEvent, onState) {
     this.path = path;
     this.onEvent = onEvent;
@@ -130,7 +129,7 @@ class ChangeStream {
         this.onState('live');
         const parser = new EventParser((event) => {
           if (event.id !== undefined) this.lastEventID = event.id;
-          this.onEvent(event.event, JSON.parse(event.data));
+          if (!this.closed) this.onEvent(event.event, JSON.parse(event.data));
         }, (ms) => { this.retry = ms; });
         const reader = response.body.getReader();
         const decoder = new TextDecoder();
@@ -160,99 +159,258 @@ class ChangeStream {
     if (this.controller) this.controller.abort();
   }
 }
+"""#),
+        "app.js": ("text/javascript; charset=utf-8", #"""
+// The gallery in a browser: top regions → a region's photos → the photo viewer, search,
+// Recents and Favorites, every list live on its change stream and paged as it scrolls.
+// Text from Flickr only ever reaches the page through textContent and attributes, never
+// as HTML.
+import { applyBatch, changedIDs } from './batch.js';
+import { api, apiPage, APIError, ChangeStream, onTokenRefused, setToken, token, tokenPattern } from './api.js';
+import { element, relativeDate, timeElement } from './dom.js';
+import { count, fold, parseRoute, placeName, regionName, sameOriginPath } from './format.js';
+import { photoImage, probeImageSizes } from './images.js';
+import { PhotoViewer } from './viewer.js';
 
-// MARK: Elements
+const listKey = 'topregions.list';
+// Page sizes (a test may set smaller ones, before the page loads, in
+// window.topRegionsPageSizes).
+const pageSizes = { regions: 50, photos: 60, search: 40, ...globalThis.topRegionsPageSizes };
+const regionsPageSize = pageSizes.regions;
+const photosPageSize = pageSizes.photos;
+const searchPageSize = pageSizes.search;
 
-function element(tag, attributes = {}, ...children) {
-  const made = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === 'text') made.textContent = value;
-    else if (name.startsWith('on')) made.addEventListener(name.slice(2), value);
-    else made.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const child of children) if (child) made.append(child);
-  return made;
-}
+/** Views by their element: a photo link's view is the list the viewer goes through. */
+const viewOf = new WeakMap();
+/** Regions seen in any list, by id (a region's heading without asking again). */
+const knownRegions = new Map();
 
-function when(date) {
-  if (!date) return '';
-  const parsed = new Date(date);
-  return Number.isNaN(parsed.getTime()) ? '' : parsed.toLocaleString();
+function notice(text) {
+  const box = document.getElementById('notice');
+  box.textContent = text;
+  box.hidden = !text;
 }
 
 // MARK: A live list in the DOM
 
-/** A list kept by its change stream: rows deleted, inserted and moved in place (with a
- *  short animation), never the whole list redrawn; focus and scroll position kept. */
+/**
+ * A list kept by its change stream: rows deleted, inserted and moved in place (with a short
+ * animation), never the whole list redrawn; focus and scroll position kept.
+ *
+ * Paging. A list with `page` (its first page's path) shows that many rows and loads the next
+ * page (the `Link: rel="next"` of the last) when its end scrolls near. Its stream keeps
+ * what is loaded live: `stream(loaded)` gives the stream's path for `loaded` rows and how
+ * many rows it covers. The top regions' stream takes a limit (up to 1000): it is opened
+ * again with the number loaded, and its snapshot replaces the pages' rows. A region's
+ * photos' stream sends the whole list: the view shows its first rows, as many as the pages
+ * loaded. Without a `Link` (a server without paging) there is no next page; a first page
+ * refused (400: a server that takes no `limit` there) shows the whole stream.
+ */
 class LiveListView {
-  constructor({ path, container, row, title, empty, listClass = 'rows', onRow = null }) {
+  constructor({ container, title, listClass = 'rows', row, onRow = null, empty, stream, page = null, pageSize = Infinity, signedOut, onGone = null,
+    label = '', photos = false }) {
     this.container = container;
+    this.photoList = photos;
     this.renderRow = row;
     this.onRow = onRow;
-    this.emptyText = empty;
-    this.sections = [];
+    this.onGone = onGone;
+    this.signedOutText = signedOut || 'Sign in with your API token to see this list.';
+    this.streamFor = typeof stream === 'function' ? stream : () => ({ path: stream, covers: Infinity });
+    this.label = label;
+    this.sections = null;
+    this.live = null;
+    this.covers = 0;
+    this.pageRows = [];
+    this.window = page ? pageSize : Infinity;
+    this.pageDone = !page;
+    this.next = null;
+    this.loading = null;
+    this.closed = false;
     this.rowElements = new Map();
+    this.rowJSON = new Map();
     this.list = element('ol', { class: listClass, 'aria-label': title, 'data-list': title });
     this.status = element('p', { class: 'stream-state', role: 'status', 'aria-live': 'polite' });
     this.empty = element('p', { class: 'empty', text: empty, hidden: true });
-    container.replaceChildren(this.status, this.list, this.empty);
-    this.stream = new ChangeStream(path, (kind, data) => this.receive(kind, data), (state) => this.state(state));
+    this.trigger = element('div', { class: 'page-trigger', 'aria-hidden': 'true' });
+    this.more = element('div', { class: 'more', hidden: true });
+    container.replaceChildren(this.status, this.list, this.trigger, this.more, this.empty);
+    viewOf.set(container, this);
+    container.classList.add('view');
+    this.observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) this.loadMore();
+    }, { rootMargin: '0px 0px 400px 0px' });
+    this.observer.observe(this.trigger);
+    this.observer.observe(this.more);
+    if (page) this.firstPage(page);
+    this.openStream();
+  }
+
+  openStream() {
+    if (this.stream) this.stream.close();
+    const { path, covers } = this.streamFor(this.pageRows.length);
+    const stream = new ChangeStream(path, (kind, data) => {
+      if (this.stream === stream) this.receive(kind, data, covers);
+    }, (state) => { if (this.stream === stream) this.state(state); });
+    this.stream = stream;
+  }
+
+  async firstPage(path) {
+    try {
+      const page = await apiPage(path);
+      if (this.closed) return;
+      this.pageRows = page.rows;
+      this.next = page.next;
+      this.window = page.next ? page.rows.length : Infinity;
+    } catch (error) {
+      if (this.closed) return;
+      this.window = Infinity;
+      if (error instanceof APIError && error.status === 404) { this.state('gone'); return; }
+      // 400: a server that pages nothing here; its stream has the whole list.
+    } finally {
+      this.pageDone = true;
+    }
+    this.render(null);
+    this.updateMore();
+  }
+
+  /** Loads the next page, if there is one (also for the viewer's → at the end). */
+  loadMore() {
+    if (!this.next || this.closed) return Promise.resolve();
+    if (this.loading) return this.loading;
+    const path = this.next;
+    this.loading = (async () => {
+      this.updateMore();
+      try {
+        const page = await apiPage(path);
+        if (this.closed) return;
+        const before = new Set(this.rows().map((row) => row.id));
+        const known = new Set(this.pageRows.map((row) => row.id));
+        this.pageRows.push(...page.rows.filter((row) => !known.has(row.id)));
+        this.next = page.next;
+        this.window = page.next ? this.window + page.rows.length : Infinity;
+        if (this.covers < this.pageRows.length) this.openStream();
+        const inserted = new Set(this.rows().map((row) => row.id).filter((id) => !before.has(id)));
+        this.render({ inserted, moved: new Set(), updated: new Set(), appended: true });
+      } catch (error) {
+        if (!this.closed) notice(`Could not load more: ${error.message}`);
+      } finally {
+        this.loading = null;
+        this.updateMore();
+        // Still at the end (a tall screen): the next page too.
+        this.observer.unobserve(this.trigger);
+        this.observer.unobserve(this.more);
+        this.observer.observe(this.trigger);
+        this.observer.observe(this.more);
+      }
+    })();
+    return this.loading;
+  }
+
+  hasMore() { return Boolean(this.next); }
+
+  updateMore() {
+    this.more.hidden = !this.next;
+    if (!this.next) return;
+    if (this.loading) {
+      this.more.replaceChildren(element('span', { class: 'spinner', 'aria-hidden': 'true' }), element('span', { text: 'Loading more…' }));
+    } else {
+      this.more.replaceChildren(element('button', { type: 'button', class: 'quiet', text: 'Show more', onclick: () => this.loadMore() }));
+    }
   }
 
   state(state) {
-    const words = { live: '', reconnecting: 'Reconnecting…', 'signed-out': 'Sign in with your API token to see this list.', gone: 'This list is gone.' };
+    if (state === 'gone' && this.onGone) {
+      this.onGone();
+      return;
+    }
+    const words = { live: '', reconnecting: 'Reconnecting…', 'signed-out': this.signedOutText, gone: 'This list is no longer available.' };
     this.status.textContent = words[state] ?? '';
     this.status.dataset.state = state;
+    if (state === 'signed-out') {
+      this.status.append(' ', element('button', { type: 'button', class: 'link-button', text: 'Sign in', onclick: () => openSignIn() }));
+      this.empty.hidden = true;
+    }
     document.body.classList.toggle('reconnecting', state === 'reconnecting');
   }
 
-  receive(kind, data) {
+  receive(kind, data, covers) {
     if (kind === 'snapshot') {
       this.sections = data.sections;
+      this.covers = covers;
+      this.live = this.sections.flatMap((section) => section.rows);
       this.render(null);
     } else if (kind === 'batch') {
+      if (!this.sections) return;
       try {
         this.sections = applyBatch(this.sections, data);
       } catch (error) {
         this.stream.resync();
         return;
       }
+      this.live = this.sections.flatMap((section) => section.rows);
       this.render(changedIDs(data));
     }
     this.list.dataset.token = String(data.token);
   }
 
-  rows() { return this.sections.flatMap((section) => section.rows); }
+  /** The rows shown: the stream's, past what it covers the pages', as many as loaded. */
+  rows() {
+    let rows;
+    if (this.live && this.covers >= this.pageRows.length) {
+      rows = this.live;
+    } else if (this.live) {
+      const seen = new Set(this.live.map((row) => row.id));
+      rows = [...this.live, ...this.pageRows.filter((row) => !seen.has(row.id))];
+    } else {
+      rows = this.pageRows;
+    }
+    return Number.isFinite(this.window) ? rows.slice(0, this.window) : rows;
+  }
+
+  photoRows() { return this.rows(); }
+
+  elementFor(id) {
+    const node = this.rowElements.get(id);
+    return node ? node.querySelector('a') : null;
+  }
 
   render(changes) {
-    const focusedID = document.activeElement && document.activeElement.closest('[data-id]')
-      && this.list.contains(document.activeElement) ? document.activeElement.closest('[data-id]').dataset.id : null;
+    if (this.closed) return;
+    const focusedID = document.activeElement && this.list.contains(document.activeElement) && document.activeElement.closest('[data-id]')
+      ? document.activeElement.closest('[data-id]').dataset.id : null;
+    // Rows that may move are measured before (FLIP); a page appended moves nothing.
+    const flip = changes && !changes.appended;
     const before = new Map();
-    if (changes) for (const [id, node] of this.rowElements) before.set(id, node.getBoundingClientRect());
+    if (flip) for (const [id, node] of this.rowElements) before.set(id, node.getBoundingClientRect());
     const rows = this.rows();
     const wanted = new Set(rows.map((row) => row.id));
     for (const [id, node] of this.rowElements) {
-      if (!wanted.has(id)) { node.remove(); this.rowElements.delete(id); }
+      if (!wanted.has(id)) { node.remove(); this.rowElements.delete(id); this.rowJSON.delete(id); }
     }
     let previous = null;
     rows.forEach((row, index) => {
       let node = this.rowElements.get(row.id);
-      const fresh = !node || !changes || changes.updated.has(row.id) || changes.moved.has(row.id) || changes.inserted.has(row.id);
+      const json = JSON.stringify(row);
+      const fresh = !node || this.rowJSON.get(row.id) !== json || (changes && (changes.moved.has(row.id) || changes.updated.has(row.id)));
       if (!node) {
         node = element('li', { 'data-id': row.id });
         this.rowElements.set(row.id, node);
         if (changes) node.classList.add('entering');
       }
-      if (fresh) node.replaceChildren(...this.renderRow(row, index));
+      if (fresh) {
+        node.replaceChildren(...this.renderRow(row, index));
+        this.rowJSON.set(row.id, json);
+      }
       node.dataset.position = String(index + 1);
       const next = previous ? previous.nextSibling : this.list.firstChild;
       if (next !== node) this.list.insertBefore(node, next);
       previous = node;
       if (this.onRow) this.onRow(node, row, index);
     });
-    this.empty.hidden = rows.length > 0;
-    if (changes) this.animate(before);
+    const signedOut = this.status.dataset.state === 'signed-out';
+    this.empty.hidden = rows.length > 0 || signedOut || (!this.live && !this.pageDone);
+    if (flip) this.animate(before);
+    else if (changes) setTimeout(() => { for (const node of this.list.querySelectorAll('.entering')) node.classList.remove('entering'); }, 250);
     if (focusedID && this.rowElements.has(focusedID)) {
       const target = this.rowElements.get(focusedID).querySelector('a, button, [tabindex]') || this.rowElements.get(focusedID);
       if (document.activeElement !== target) target.focus({ preventScroll: true });
@@ -263,46 +421,75 @@ class LiveListView {
   /** Rows that moved slide from where they were (FLIP); new rows fade in. */
   animate(before) {
     if (window.matchMedia('(prefers-reduced-motion: reduce)').matches) return;
+    // All positions are read first, then all moves written: one layout, not one per row.
+    const moves = [];
     for (const [id, node] of this.rowElements) {
       const old = before.get(id);
       if (!old) continue;
       const now = node.getBoundingClientRect();
       const dx = old.left - now.left, dy = old.top - now.top;
-      if (!dx && !dy) continue;
+      if (dx || dy) moves.push([node, dx, dy]);
+    }
+    for (const [node, dx, dy] of moves) {
       node.style.transition = 'none';
       node.style.transform = `translate(${dx}px, ${dy}px)`;
-      requestAnimationFrame(() => {
+    }
+    if (moves.length) requestAnimationFrame(() => {
+      for (const [node] of moves) {
         node.style.transition = 'transform 200ms ease-out';
         node.style.transform = '';
-      });
-    }
+      }
+    });
     setTimeout(() => { for (const node of this.list.querySelectorAll('.entering')) node.classList.remove('entering'); }, 250);
   }
 
-  close() { this.stream.close(); }
+  close() {
+    this.closed = true;
+    this.observer.disconnect();
+    if (this.stream) this.stream.close();
+  }
 }
 
 // MARK: Rows
 
+const photoPath = (id) => `/photos/${encodeURIComponent(id)}`;
+const regionPath = (id) => `/regions/${encodeURIComponent(id)}`;
+let activeRegion = null;
+
 function regionRow(region) {
-  return [element('a', { href: `/regions/${encodeURIComponent(region.id)}`, 'data-link': true },
-    element('span', { class: 'name', text: region.name }),
-    element('span', { class: 'country', text: region.country || '' }),
-    element('span', { class: 'counts', text: `${region.photographers} photographers · ${region.photos} photos` }))];
+  knownRegions.set(region.id, region);
+  return [element('a', { href: regionPath(region.id), 'data-link': true, class: 'region', 'aria-current': region.id === activeRegion ? 'page' : null },
+    element('span', { class: 'name', text: regionName(region.name, region.country) }),
+    element('span', { class: 'country', text: [region.country, count(region.photos, 'photo')].filter(Boolean).join(' · ') }),
+    element('span', { class: 'counts', title: `${count(region.photographers, 'photographer')} took photos here` },
+      element('strong', { text: String(region.photographers ?? 0) }),
+      element('span', { text: Number(region.photographers) === 1 ? 'photographer' : 'photographers' })))];
 }
 
-function photoCell(photo) {
-  return [element('a', { href: `/photos/${encodeURIComponent(photo.id)}`, 'data-link': true },
-    apiImage(`/api/photos/${encodeURIComponent(photo.id)}/thumbnail`, { alt: photo.title, loading: 'lazy', width: 75, height: 75 }),
-    element('span', { class: 'title', text: photo.title }),
-    element('span', { class: 'subtitle', text: photo.subtitle }))];
+function markActiveRegion(node, region) {
+  const link = node.querySelector('a');
+  if (link) link.toggleAttribute('aria-current', region.id === activeRegion);
+  if (link && region.id === activeRegion) link.setAttribute('aria-current', 'page');
+}
+
+/** A photo in a grid: its image (the size that fits the tile), title and photographer (and
+ *  its place, in search results). */
+function photoTile(photo, { place = false } = {}) {
+  const byline = [photo.photographer, place ? placeName(photo.region, photo.country) : null].filter(Boolean).join(' · ');
+  return [element('a', { href: photoPath(photo.id), 'data-link': true, class: 'tile' },
+    photoImage(photo.id, photo.title, 'tile', { loading: 'lazy', width: 320, height: 240 }),
+    element('span', { class: 'caption' },
+      element('span', { class: 'title', text: photo.title }),
+      byline ? element('span', { class: 'byline', text: byline }) : null))];
 }
 
 function recentRow(recent) {
-  return [element('a', { href: `/photos/${encodeURIComponent(recent.id)}`, 'data-link': true },
-    element('span', { class: 'title', text: recent.title }),
-    element('span', { class: 'subtitle', text: recent.subtitle }),
-    element('time', { datetime: recent.lastViewed, text: when(recent.lastViewed) }))];
+  return [element('a', { href: photoPath(recent.id), 'data-link': true, class: 'row-link' },
+    photoImage(recent.id, recent.title, 'row', { loading: 'lazy', width: 80, height: 60 }),
+    element('span', { class: 'row-text' },
+      element('span', { class: 'title', text: recent.title }),
+      recent.subtitle ? element('span', { class: 'subtitle', text: recent.subtitle }) : null,
+      timeElement(recent.lastViewed, `Viewed ${relativeDate(recent.lastViewed)}`)))];
 }
 
 function favoriteRow(favorite) {
@@ -312,18 +499,51 @@ function favoriteRow(favorite) {
     moveFavorite(from, from + by);
   };
   return [
-    element('a', { href: `/photos/${encodeURIComponent(favorite.id)}`, 'data-link': true, text: favorite.title }),
+    element('a', { href: photoPath(favorite.id), 'data-link': true, class: 'row-link' },
+      photoImage(favorite.id, favorite.title, 'row', { loading: 'lazy', width: 80, height: 60 }),
+      element('span', { class: 'row-text' }, element('span', { class: 'title', text: favorite.title }))),
     element('span', { class: 'reorder' },
-      element('button', { type: 'button', 'aria-label': `Move ${favorite.title} up`, onclick: move(-1), text: '↑' }),
-      element('button', { type: 'button', 'aria-label': `Move ${favorite.title} down`, onclick: move(1), text: '↓' }),
-      element('button', { type: 'button', class: 'remove', 'aria-label': `Remove ${favorite.title} from Favorites`,
+      element('button', { type: 'button', 'aria-label': `Move ${favorite.title} up`, title: 'Move up (Alt+↑)', onclick: move(-1), text: '↑' }),
+      element('button', { type: 'button', 'aria-label': `Move ${favorite.title} down`, title: 'Move down (Alt+↓)', onclick: move(1), text: '↓' }),
+      element('button', { type: 'button', class: 'remove', 'aria-label': `Remove ${favorite.title} from Favorites`, title: 'Remove',
         onclick: () => removeFavorite(favorite.id), text: '✕' })),
   ];
 }
 
+// MARK: Favorites
+
+let favoriteIDs = null;
+
+async function loadFavoriteIDs() {
+  if (!token()) { favoriteIDs = null; return; }
+  try {
+    const list = await api('/api/favorites');
+    favoriteIDs = new Set(list.map((row) => row.id));
+  } catch (_) {
+    favoriteIDs = null;
+  }
+  viewer.refreshFavorite();
+}
+
+function rememberFavorites(list) {
+  if (Array.isArray(list)) favoriteIDs = new Set(list.map((row) => row.id));
+}
+
 /** Removes a photo from Favorites; the list's stream redraws it. Returns the new list. */
 async function removeFavorite(id) {
-  try { return await api('/api/favorites', { method: 'DELETE', body: { id } }); } catch (error) { notice(error.message); return null; }
+  try {
+    const list = await api('/api/favorites', { method: 'DELETE', body: { id } });
+    rememberFavorites(list);
+    return list;
+  } catch (error) { notice(error.message); return null; }
+}
+
+async function addFavorite(id) {
+  try {
+    const list = await api('/api/favorites', { method: 'POST', body: { id } });
+    rememberFavorites(list);
+    return list;
+  } catch (error) { notice(error.message); return null; }
 }
 
 async function moveFavorite(from, to) {
@@ -353,146 +573,550 @@ function favoriteBehaviour(node) {
   });
 }
 
-// MARK: Screens
+// MARK: The list pane: Regions, Recents, Favorites
 
 const listPane = document.getElementById('list-pane');
 const detailPane = document.getElementById('detail-pane');
 let listView = null, listName = null, detailView = null;
 
-function notice(text) {
-  const box = document.getElementById('notice');
-  box.textContent = text;
-  box.hidden = !text;
-}
+const streamLimit = (loaded) => Math.min(1000, Math.max(regionsPageSize, Math.ceil(loaded / regionsPageSize) * regionsPageSize));
 
 function showList(name) {
   if (listName === name && listView) return;
   if (listView) listView.close();
   listName = name;
   sessionStorage.setItem(listKey, name);
-  for (const tab of document.querySelectorAll('nav a')) tab.toggleAttribute('aria-current', tab.dataset.list === name);
+  for (const tab of document.querySelectorAll('nav a')) {
+    if (tab.dataset.list === name) tab.setAttribute('aria-current', 'page');
+    else tab.removeAttribute('aria-current');
+  }
   const body = element('div');
   const heading = { regions: 'Top Regions', recents: 'Recents', favorites: 'Favorites' }[name];
-  listPane.replaceChildren(element('h2', { text: heading, id: 'list-heading' }), body);
+  const about = {
+    regions: 'By how many different photographers took photos there.',
+    recents: 'The photos you viewed last, newest first.',
+    favorites: 'Your photos, in your order: drag them, or Alt+↑ and Alt+↓.',
+  }[name];
+  listPane.replaceChildren(element('div', { class: 'pane-head' }, element('h2', { text: heading, id: 'list-heading' }), element('p', { class: 'pane-about', text: about })), body);
+  listPane.scrollTop = 0;
   if (name === 'regions') {
-    listView = new LiveListView({ path: '/api/regions/changes', container: body, row: regionRow, title: 'regions', empty: 'No regions yet: run topregions sync.' });
+    listView = new LiveListView({
+      container: body, row: regionRow, title: 'regions', empty: 'No regions yet: run topregions sync.', label: 'Top Regions', onRow: markActiveRegion,
+      page: `/api/regions?limit=${regionsPageSize}`, pageSize: regionsPageSize,
+      stream: (loaded) => ({ path: `/api/regions/changes?limit=${streamLimit(loaded)}`, covers: streamLimit(loaded) }),
+    });
   } else if (name === 'recents') {
-    listView = new LiveListView({ path: '/api/recents/changes', container: body, row: recentRow, title: 'recents', empty: 'No photos viewed yet.' });
+    listView = new LiveListView({ container: body, row: recentRow, title: 'recents', empty: 'No photos viewed yet: open a photo and it shows here.',
+      stream: '/api/recents/changes', listClass: 'rows photo-rows', label: 'Recents', photos: true, signedOut: 'Sign in with your API token to see your Recents.' });
   } else {
-    listView = new LiveListView({ path: '/api/favorites/changes', container: body, row: favoriteRow, title: 'favorites',
-      empty: 'No favorites yet: open a photo and add it.', onRow: favoriteBehaviour });
+    listView = new LiveListView({ container: body, row: favoriteRow, title: 'favorites', empty: 'No favorites yet: open a photo and add it.',
+      stream: '/api/favorites/changes', listClass: 'rows photo-rows', label: 'Favorites', onRow: favoriteBehaviour, photos: true,
+      signedOut: 'Sign in with your API token to see your Favorites.' });
   }
 }
 
-function backButton(to) {
-  return element('a', { href: to, class: 'back', 'data-link': true, 'data-back': true, text: '‹ Back' });
-}
-
-async function showRegion(id) {
-  closeDetail();
-  const body = element('div');
-  const heading = element('h2', { text: 'Photos', id: 'detail-heading' });
-  detailPane.replaceChildren(backButton('/'), heading, body);
-  detailView = new LiveListView({ path: `/api/regions/${encodeURIComponent(id)}/photos/changes`, container: body, row: photoCell,
-    title: 'photos', empty: 'No photos in this region.', listClass: 'grid' });
-  try {
-    const regions = await api('/api/regions?limit=1000');
-    const region = regions.find((candidate) => candidate.id === id);
-    if (region) heading.textContent = region.country ? `${region.name} (${region.country})` : region.name;
-  } catch (error) { /* the heading stays generic */ }
-}
-
-async function showPhoto(id) {
-  closeDetail();
-  const back = backButton(history.state && history.state.from ? history.state.from : '/');
-  detailPane.replaceChildren(back, element('p', { class: 'loading', text: 'Loading…' }));
-  let photo;
-  try {
-    photo = token() ? await api(`/api/photos/${encodeURIComponent(id)}/view`, { method: 'POST' }) : await api(`/api/photos/${encodeURIComponent(id)}`);
-  } catch (error) {
-    detailPane.replaceChildren(back, element('p', { class: 'error', text: error.message }));
-    return;
-  }
-  const place = [photo.region, photo.country].filter(Boolean).join(', ');
-  const favorite = element('button', { type: 'button', id: 'favorite', text: 'Add to Favorites', hidden: !token() });
-  const showFavorite = (list) => {
-    if (!list) return;
-    const isFavorite = list.some((row) => row.id === photo.id);
-    favorite.textContent = isFavorite ? 'Remove from Favorites' : 'Add to Favorites';
-    favorite.setAttribute('aria-pressed', String(isFavorite));
-  };
-  favorite.addEventListener('click', async () => {
-    if (favorite.getAttribute('aria-pressed') === 'true') {
-      showFavorite(await removeFavorite(photo.id));
-      return;
-    }
-    try { showFavorite(await api('/api/favorites', { method: 'POST', body: { id: photo.id } })); } catch (error) { notice(error.message); }
-  });
-  if (token()) api('/api/favorites').then(showFavorite, () => {});
-  detailPane.replaceChildren(back, element('article', { class: 'photo', 'data-id': photo.id },
-    element('h2', { text: photo.title, id: 'detail-heading' }),
-    photo.subtitle ? element('p', { class: 'subtitle', text: photo.subtitle }) : null,
-    apiImage(`/api/photos/${encodeURIComponent(photo.id)}/image`, { alt: photo.title, class: 'large' }),
-    element('dl', {},
-      element('dt', { text: 'Photographer' }), element('dd', { text: photo.photographer || 'Unknown' }),
-      element('dt', { text: 'Place' }), element('dd', { text: place || 'Unknown' }),
-      element('dt', { text: 'Uploaded' }), element('dd', {}, element('time', { datetime: photo.uploaded || '', text: when(photo.uploaded) || 'Unknown' }))),
-    favorite));
-}
+// MARK: The detail pane: a region, search, the welcome, not found
 
 function closeDetail() {
   if (detailView) detailView.close();
   detailView = null;
 }
 
-function route() {
-  const path = location.pathname;
-  let match;
-  notice('');
-  if ((match = path.match(/^\/regions\/([^/]+)$/))) {
-    showList('regions');
-    showRegion(decodeURIComponent(match[1]));
-    document.body.dataset.depth = 'detail';
-  } else if ((match = path.match(/^\/photos\/(\d+)$/))) {
-    if (!listName) showList(sessionStorage.getItem(listKey) || 'regions');
-    showPhoto(match[1]);
-    document.body.dataset.depth = 'detail';
-  } else {
-    const name = path === '/recents' ? 'recents' : path === '/favorites' ? 'favorites' : 'regions';
-    showList(name);
-    closeDetail();
-    detailPane.replaceChildren(element('p', { class: 'placeholder', text: 'Choose a region, then a photo.' }));
-    document.body.dataset.depth = 'list';
+function showDetail(...children) {
+  closeDetail();
+  detailPane.replaceChildren(...children);
+  detailPane.scrollTop = 0;
+  if (document.body.dataset.depth === 'detail') window.scrollTo(0, 0);
+}
+
+/** The phone's way back to the list (hidden on wide screens, where the list is beside). */
+function backLink(to, text) {
+  return element('div', { class: 'pane-bar' }, element('a', { href: to, class: 'back', 'data-link': true, 'data-back': true },
+    element('span', { 'aria-hidden': 'true', text: '‹ ' }), text));
+}
+
+class RegionView {
+  constructor(id) {
+    this.id = id;
+    this.photoList = true;
+    this.heading = element('h2', { id: 'detail-heading', text: 'Photos' });
+    this.meta = element('p', { class: 'view-meta' });
+    const body = element('div');
+    showDetail(backLink('/', 'Top Regions'), element('div', { class: 'view-head' }, this.heading, this.meta), body);
+    this.label = 'Photos';
+    this.list = new LiveListView({
+      container: body, row: (photo) => photoTile(photo), title: 'photos', empty: 'No photos in this region.', listClass: 'grid',
+      page: `/api/regions/${encodeURIComponent(id)}/photos?limit=${photosPageSize}`, pageSize: photosPageSize,
+      stream: `/api/regions/${encodeURIComponent(id)}/photos/changes`,
+      onGone: () => this.gone(),
+    });
+    viewOf.set(body, this);
+    this.describe();
+  }
+
+  async describe() {
+    let region = knownRegions.get(this.id);
+    if (!region) {
+      try {
+        const regions = await api('/api/regions?limit=1000');
+        regions.forEach((row) => knownRegions.set(row.id, row));
+        region = knownRegions.get(this.id);
+      } catch (_) { /* the heading stays generic */ }
+    }
+    if (!region || this.closed) return;
+    const name = regionName(region.name, region.country);
+    this.label = name;
+    this.heading.textContent = name;
+    this.meta.textContent = [region.country, count(region.photographers, 'photographer'), count(region.photos, 'photo')].filter(Boolean).join(' · ');
+    document.title = `${name} · Top Regions`;
+    if (viewer.isOpen && viewer.source === this) viewer.updateBackLabel();
+  }
+
+  gone() {
+    if (this.closed) return;
+    showNotFound(`No region with id “${this.id}”`, 'It may have been pruned from the gallery, or the link is wrong.', { href: '/', text: 'Back to Top Regions' });
+  }
+
+  photoRows() { return this.list.rows(); }
+  hasMore() { return this.list.hasMore(); }
+  loadMore() { return this.list.loadMore(); }
+  elementFor(id) { return this.list.elementFor(id); }
+  close() { this.closed = true; this.list.close(); }
+}
+
+/**
+ * Search results as one types: `GET /api/search?q=` (debounced by the search box, a stale
+ * request aborted), regions first, then photos, paged by the body's `next`. A server
+ * without search (404) gets the regions whose names match, from the regions it has.
+ */
+class SearchView {
+  constructor(query) {
+    this.heading = element('h2', { id: 'detail-heading', text: 'Search' });
+    this.meta = element('p', { class: 'view-meta' });
+    this.regions = element('div', { class: 'search-regions' });
+    this.photos = element('ol', { class: 'grid', 'data-list': 'search-photos', 'aria-label': 'Photos found' });
+    this.more = element('div', { class: 'more', hidden: true });
+    this.body = element('div', {}, this.regions, this.photos, this.more);
+    showDetail(backLink('/', 'Top Regions'), element('div', { class: 'view-head' }, this.heading, this.meta), this.body);
+    viewOf.set(this.body, this);
+    this.photoList = true;
+    this.label = 'Search';
+    this.rows = [];
+    this.next = null;
+    this.loading = null;
+    this.controller = null;
+    this.observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) this.loadMore();
+    }, { rootMargin: '0px 0px 400px 0px' });
+    this.observer.observe(this.more);
+    this.run(query);
+  }
+
+  run(query) {
+    if (this.controller) this.controller.abort();
+    this.query = query;
+    this.rows = [];
+    this.next = null;
+    const text = query.trim();
+    this.label = text ? `“${text}”` : 'Search';
+    document.title = text ? `${text} · Search · Top Regions` : 'Search · Top Regions';
+    if (!text) {
+      this.heading.textContent = 'Search';
+      this.meta.textContent = 'Titles, descriptions, photographers and places; accents and case do not matter.';
+      this.regions.replaceChildren();
+      this.photos.replaceChildren();
+      this.more.hidden = true;
+      return;
+    }
+    this.heading.textContent = `Results for “${text}”`;
+    this.meta.textContent = 'Searching…';
+    this.body.setAttribute('aria-busy', 'true');
+    this.fetch(`/api/search?q=${encodeURIComponent(text)}&limit=${searchPageSize}`, true);
+  }
+
+  async fetch(path, first) {
+    const controller = new AbortController();
+    this.controller = controller;
+    const query = this.query;
+    try {
+      const answer = await api(path, { signal: controller.signal });
+      if (controller.signal.aborted || this.closed) return;
+      this.show(answer, first);
+    } catch (error) {
+      if (controller.signal.aborted || this.closed || error.name === 'AbortError') return;
+      if (error instanceof APIError && error.status === 404 && first) this.withoutSearch(query);
+      else this.meta.textContent = `Search failed: ${error.message}`;
+    } finally {
+      if (this.controller === controller) this.body.removeAttribute('aria-busy');
+    }
+  }
+
+  show(answer, first) {
+    const regions = Array.isArray(answer?.regions) ? answer.regions : [];
+    const photos = Array.isArray(answer?.photos) ? answer.photos : [];
+    if (first) {
+      this.regions.replaceChildren();
+      this.photos.replaceChildren();
+      if (regions.length) this.showRegions(regions, 'Regions');
+    }
+    const known = new Set(this.rows.map((row) => row.id));
+    for (const photo of photos) {
+      if (known.has(photo.id)) continue;
+      this.rows.push(photo);
+      this.photos.append(element('li', { 'data-id': photo.id, class: first ? null : 'entering' }, ...photoTile(photo, { place: true })));
+    }
+    this.next = sameOriginPath(answer?.next ?? '', location.href);
+    this.more.hidden = !this.next;
+    this.more.replaceChildren(element('button', { type: 'button', class: 'quiet', text: 'Show more', onclick: () => this.loadMore() }));
+    if (first) {
+      const found = [regions.length ? count(regions.length, 'region') : null, count(this.rows.length, 'photo') + (this.next ? '+' : '')].filter(Boolean);
+      this.meta.textContent = regions.length || this.rows.length ? found.join(' · ') : 'Nothing found. Try another word, or fewer.';
+    }
+    this.photos.dispatchEvent(new CustomEvent('listchange', { bubbles: true }));
+    this.observer.unobserve(this.more);
+    this.observer.observe(this.more);
+  }
+
+  showRegions(regions, title) {
+    const list = element('ul', { class: 'region-hits', 'aria-label': title, 'data-list': 'search-regions' });
+    for (const region of regions) {
+      knownRegions.set(region.id, { ...knownRegions.get(region.id), ...region });
+      const counts = [region.country, region.photographers !== undefined ? count(region.photographers, 'photographer') : null,
+        region.photos !== undefined ? count(region.photos, 'photo') : null].filter(Boolean).join(' · ');
+      list.append(element('li', { 'data-id': region.id }, element('a', { href: regionPath(region.id), 'data-link': true, class: 'region-hit' },
+        element('span', { class: 'name', text: regionName(region.name, region.country) }),
+        element('span', { class: 'counts', text: counts }))));
+    }
+    this.regions.replaceChildren(element('h3', { text: title }), list);
+  }
+
+  /** An older server has no search: the regions whose names match, from its list. */
+  async withoutSearch(query) {
+    let regions = [];
+    try { regions = await api('/api/regions?limit=1000'); } catch (_) { /* none */ }
+    if (this.query !== query || this.closed) return;
+    const words = fold(query).split(/\s+/).filter(Boolean);
+    const hits = regions.filter((region) => {
+      const text = fold(`${region.name} ${region.country ?? ''}`);
+      return words.every((word) => text.includes(word));
+    });
+    this.regions.replaceChildren();
+    this.photos.replaceChildren();
+    if (hits.length) this.showRegions(hits, 'Regions');
+    this.meta.textContent = 'This server cannot search photos yet (it has no /api/search): only region names are matched here.';
+    this.meta.dataset.state = 'no-search';
+  }
+
+  loadMore() {
+    if (!this.next || this.loading) return this.loading || Promise.resolve();
+    const path = this.next;
+    this.more.replaceChildren(element('span', { class: 'spinner', 'aria-hidden': 'true' }), element('span', { text: 'Loading more…' }));
+    this.loading = this.fetch(path, false).finally(() => { this.loading = null; });
+    return this.loading;
+  }
+
+  photoRows() { return this.rows; }
+  hasMore() { return Boolean(this.next); }
+  elementFor(id) { return this.photos.querySelector(`li[data-id="${CSS.escape(id)}"] a`); }
+
+  close() {
+    this.closed = true;
+    this.observer.disconnect();
+    if (this.controller) this.controller.abort();
   }
 }
 
-function navigate(to) {
-  if (to === location.pathname) return;
-  history.pushState({ from: location.pathname }, '', to);
+async function showWelcome() {
+  const stats = element('p', { class: 'stats' });
+  showDetail(element('div', { class: 'welcome' },
+    element('img', { src: '/app/icon.svg', alt: '', width: 56, height: 56, class: 'welcome-icon' }),
+    element('h2', { id: 'detail-heading', text: 'Where the world is taking photos' }),
+    element('p', { text: 'The regions of the latest geotagged Flickr photos, ranked by how many different photographers took them. Choose a region to see its photos, or search.' }),
+    stats));
+  try {
+    const status = await api('/api/status');
+    stats.textContent = [count(status.photos, 'photo'), count(status.regions, 'region'), count(status.photographers, 'photographer')].join(' · ');
+  } catch (_) { /* no figures */ }
+}
+
+function showNotFound(title, text, back) {
+  showDetail(element('div', { class: 'not-found' },
+    element('p', { class: 'not-found-sign', 'aria-hidden': 'true', text: '404' }),
+    element('h2', { id: 'detail-heading', text: title }),
+    element('p', { text }),
+    element('p', {}, element('a', { href: back.href, 'data-link': true, class: 'button', text: back.text }))));
+  document.title = `${title} · Top Regions`;
+}
+
+// MARK: Routes
+
+let currentPage = null;   // the path (and query) of the page shown, under the viewer too
+let listScroll = 0;
+let pendingSource = null;
+let deepLinkPhoto = null;
+
+function setDepth(depth) {
+  const before = document.body.dataset.depth;
+  if (before === depth) return;
+  if (before === 'list') listScroll = window.scrollY;
+  document.body.dataset.depth = depth;
+  // A phone shows one pane at a time: the list comes back where it was left.
+  window.scrollTo(0, depth === 'list' ? listScroll : 0);
+}
+
+function renderPage(target) {
+  const url = new URL(target, location.origin);
+  const page = parseRoute(url.pathname, url.search);
+  currentPage = url.pathname + url.search;
+  document.body.dataset.page = page.name;
+  activeRegion = page.name === 'region' ? page.id : null;
+  showList(page.list || sessionStorage.getItem(listKey) || 'regions');
+  for (const link of listPane.querySelectorAll('[data-list="regions"] > li')) markActiveRegion(link, { id: link.dataset.id });
+  const titles = { home: 'Top Regions', recents: 'Recents · Top Regions', favorites: 'Favorites · Top Regions' };
+  if (titles[page.name]) document.title = titles[page.name];
+  switch (page.name) {
+    case 'home':
+      setDepth('list');
+      showWelcome();
+      break;
+    case 'recents':
+    case 'favorites':
+      setDepth('list');
+      showDetail();
+      break;
+    case 'region':
+      setDepth('detail');
+      if (!(detailView instanceof RegionView && detailView.id === page.id)) detailView = makeView(() => new RegionView(page.id));
+      break;
+    case 'search':
+      setDepth('detail');
+      searchField.value = page.query;
+      if (detailView instanceof SearchView) detailView.run(page.query);
+      else detailView = makeView(() => new SearchView(page.query));
+      break;
+    case 'missing-photo':
+      setDepth('detail');
+      showNotFound(`No photo with id “${page.id}”`, 'A photo id is a number; this link has none.', { href: '/', text: 'Back to Top Regions' });
+      break;
+    default:
+      setDepth('detail');
+      showNotFound('Page not found', `There is no page at ${page.path}.`, { href: '/', text: 'Back to Top Regions' });
+  }
+}
+
+/** A detail view made after the old one is closed (its constructor replaces the pane). */
+function makeView(make) {
+  closeDetail();
+  return make();
+}
+
+function openPhoto(id) {
+  let source = pendingSource;
+  pendingSource = null;
+  // The list it was opened from; else the list that has it; else the list of photos shown
+  // (a reload: its rows are still loading); else none yet (a deep link: its region).
+  const lists = [detailView, listView].filter((view) => view && view.photoList);
+  if (!source) source = lists.find((view) => view.photoRows().some((row) => row.id === id)) || lists[0] || null;
+  if (viewer.isOpen) {
+    if (source && source !== viewer.source) viewer.setSource(source);
+    viewer.show(id);
+  } else {
+    viewer.open(id, source);
+  }
+  document.title = 'Photo · Top Regions';
+}
+
+function route() {
+  notice('');
+  const page = parseRoute(location.pathname, location.search);
+  if (page.name === 'photo') {
+    if (currentPage === null) {
+      const from = history.state && history.state.from;
+      if (from && parseRoute(from.split('?')[0]).name !== 'photo') {
+        renderPage(from);
+      } else {
+        // A deep link: the photo's region goes under it once the photo is known.
+        deepLinkPhoto = page.id;
+        showList(sessionStorage.getItem(listKey) || 'regions');
+      }
+    }
+    openPhoto(page.id);
+    return;
+  }
+  if (viewer.isOpen) viewer.close();
+  const here = location.pathname + location.search;
+  if (here !== currentPage) renderPage(here);
+}
+
+function navigate(to, { replace = false } = {}) {
+  const here = location.pathname + location.search;
+  if (to === here) return;
+  const state = { from: here };
+  if (replace) history.replaceState({ ...history.state, ...(history.state ? {} : state) }, '', to);
+  else history.pushState(state, '', to);
   route();
 }
 
 document.addEventListener('click', (event) => {
   const link = event.target.closest('a[data-link]');
-  if (!link || event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+  if (!link || event.defaultPrevented || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || event.button !== 0) return;
   event.preventDefault();
-  if (link.dataset.back !== undefined && history.state && history.state.from) history.back();
-  else navigate(link.getAttribute('href'));
+  const href = link.getAttribute('href');
+  if (link.dataset.back !== undefined && history.state && history.state.from === href) {
+    history.back();
+    return;
+  }
+  if (/^\/photos\//.test(href)) {
+    const container = [...viewOfAncestors(link)][0];
+    pendingSource = container || null;
+  }
+  navigate(href);
 });
+
+function* viewOfAncestors(node) {
+  for (let at = node; at; at = at.parentElement) if (viewOf.has(at)) yield viewOf.get(at);
+}
+
 window.addEventListener('popstate', route);
+// The list under the viewer changed (loaded, or live): its ← → and count follow.
+document.addEventListener('listchange', () => { if (viewer.isOpen) viewer.updateNavigation(); });
+
+// MARK: The viewer
+
+const viewer = new PhotoViewer(document.getElementById('viewer'), {
+  back() {
+    const under = currentPage || '/';
+    if (history.state && history.state.from === under) history.back();
+    else navigate(under);
+  },
+  moved(id) {
+    history.replaceState(history.state, '', photoPath(id));
+  },
+  async load(id) {
+    const detail = token()
+      ? await api(`/api/photos/${encodeURIComponent(id)}/view`, { method: 'POST' })
+      : await api(`/api/photos/${encodeURIComponent(id)}`);
+    if (detail && detail.title) document.title = `${detail.title} · Top Regions`;
+    if (detail && deepLinkPhoto === id) {
+      deepLinkPhoto = null;
+      if (detail.regionID && currentPage === null) {
+        renderPage(regionPath(detail.regionID));
+        if (detailView instanceof RegionView) viewer.setSource(detailView);
+      }
+    }
+    return detail;
+  },
+  missing(id, error) {
+    if (!(error instanceof APIError) || error.status !== 404) {
+      notice(error.message);
+      return;
+    }
+    deepLinkPhoto = null;
+    const back = currentPage || '/';
+    viewer.close();
+    showList(listName || 'regions');
+    setDepth('detail');
+    showNotFound(`No photo with id “${id}”`, 'It may have been pruned from the gallery, or the link is wrong.', { href: back, text: 'Back' });
+    currentPage = null;
+  },
+  opened() { loadFavoriteIDs(); },
+  favorites: {
+    state(id) { return token() && favoriteIDs ? favoriteIDs.has(id) : null; },
+    async toggle(id, on) { return on ? addFavorite(id) : removeFavorite(id); },
+  },
+});
+
+// MARK: Search
+
+const searchForm = document.getElementById('search-form');
+const searchField = document.getElementById('search');
+let searchTimer = null;
+
+function searchFor(text, { now = false } = {}) {
+  clearTimeout(searchTimer);
+  const go = () => {
+    const to = text.trim() ? `/search?q=${encodeURIComponent(text.trim())}` : '/search';
+    const onSearch = parseRoute(location.pathname).name === 'search';
+    navigate(to, { replace: onSearch });
+  };
+  if (now) go();
+  else searchTimer = setTimeout(go, 250);
+}
+
+searchField.addEventListener('input', () => {
+  if (!searchField.value.trim() && parseRoute(location.pathname).name !== 'search') return;
+  searchFor(searchField.value);
+});
+searchForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  searchFor(searchField.value, { now: true });
+});
+searchField.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape' && searchField.value) {
+    event.preventDefault();
+    searchField.value = '';
+    searchFor('');
+  }
+});
+document.addEventListener('keydown', (event) => {
+  if (event.key !== '/' || viewer.isOpen || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest('input, textarea, select, [contenteditable]')) return;
+  event.preventDefault();
+  searchField.focus();
+  searchField.select();
+});
 
 // MARK: Signing in
 
+const signInButton = document.getElementById('sign-in-button');
 const signIn = document.getElementById('sign-in');
 const tokenField = document.getElementById('token');
 const signedIn = document.getElementById('signed-in');
+const signedInAs = document.getElementById('signed-in-as');
+const avatar = document.getElementById('avatar');
 
-function showSignIn() {
-  signIn.hidden = Boolean(token());
-  signedIn.hidden = !token();
+function openSignIn() {
+  signIn.hidden = false;
+  signInButton.setAttribute('aria-expanded', 'true');
+  tokenField.focus();
 }
 
-signIn.addEventListener('submit', (event) => {
+function closeSignIn() {
+  signIn.hidden = true;
+  signInButton.setAttribute('aria-expanded', 'false');
+}
+
+function showSignIn() {
+  const signed = Boolean(token());
+  signInButton.hidden = signed;
+  signedIn.hidden = !signed;
+  if (signed) closeSignIn();
+  if (signed) whoAmI();
+}
+
+/** Who the token belongs to (`GET /api/me`); an older server without it: "Signed in". */
+async function whoAmI() {
+  signedInAs.textContent = 'Signed in';
+  avatar.textContent = '';
+  const sent = token();
+  try {
+    const me = await api('/api/me');
+    if (token() !== sent || !me || typeof me.name !== 'string') return;
+    signedInAs.replaceChildren(element('span', { class: 'as-label', text: 'Signed in as ' }), element('strong', { text: me.name }));
+    avatar.textContent = me.name.slice(0, 1).toUpperCase();
+    signedIn.title = `Signed in as ${me.name}`;
+  } catch (_) { /* 404: a server without /api/me; 401: the token is forgotten */ }
+}
+
+signInButton.addEventListener('click', () => (signIn.hidden ? openSignIn() : closeSignIn()));
+signIn.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') { closeSignIn(); signInButton.focus(); }
+});
+document.addEventListener('click', (event) => {
+  if (!signIn.hidden && !event.target.closest('.account')) closeSignIn();
+});
+
+signIn.addEventListener('submit', async (event) => {
   event.preventDefault();
   const typed = tokenField.value.trim();
   tokenField.value = '';
@@ -500,22 +1124,43 @@ signIn.addEventListener('submit', (event) => {
     notice('That is not an API token: one is trk_ and 43 letters, digits, - or _ (topregions users token NAME --rotate).');
     return;
   }
-  localStorage.setItem(tokenKey, typed);
+  // A token the server refuses is not kept (a server without /api/me cannot tell: kept).
+  try {
+    const response = await fetch('/api/me', { headers: { Authorization: `Bearer ${typed}` } });
+    if (response.status === 401) {
+      notice('The server refused that token: make a new one with topregions users token NAME --rotate.');
+      return;
+    }
+  } catch (_) { /* offline: kept, the lists will say */ }
+  setToken(typed);
+  notice('');
   reopen();
 });
 document.getElementById('sign-out').addEventListener('click', () => {
-  localStorage.removeItem(tokenKey);
+  setToken('');
+  favoriteIDs = null;
   reopen();
+  signInButton.focus();
 });
 
 /** The token changed: every list opens again with it. */
 function reopen() {
   showSignIn();
   if (listView) listView.close();
+  closeDetail();
   listView = null;
   listName = null;
+  currentPage = null;
+  loadFavoriteIDs();
+  probeImageSizes();
   route();
+  return Promise.resolve();
 }
+
+onTokenRefused(() => {
+  favoriteIDs = null;
+  reopen().then(() => notice('Your API token is no longer valid: sign in again.'));
+});
 
 // A page left for another (or kept in the back-forward cache) closes its streams: a
 // browser gives a host six connections, and a stream holds one.
@@ -524,10 +1169,13 @@ window.addEventListener('pagehide', () => {
   closeDetail();
   listView = null;
   listName = null;
+  currentPage = null;
 });
 window.addEventListener('pageshow', (event) => { if (event.persisted) route(); });
 
 showSignIn();
+loadFavoriteIDs();
+probeImageSizes();
 route();
 """#),
         "batch.js": ("text/javascript; charset=utf-8", #"""
@@ -630,10 +1278,347 @@ export class EventParser {
   }
 }
 """#),
+        "dom.js": ("text/javascript; charset=utf-8", #"""
+// Making elements. Text from Flickr goes in as `text` (textContent) or as an attribute,
+// never as HTML.
+
+export function element(tag, attributes = {}, ...children) {
+  const made = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === 'text') made.textContent = value;
+    else if (name.startsWith('on')) made.addEventListener(name.slice(2), value);
+    else made.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined && child !== false) made.append(child);
+  return made;
+}
+
+/** A link to another site: a new tab, no opener, no referrer. */
+export function externalLink(href, text, attributes = {}) {
+  return element('a', { href, target: '_blank', rel: 'noopener noreferrer', ...attributes, text });
+}
+
+function parsed(date) {
+  if (!date) return null;
+  const value = new Date(date);
+  return Number.isNaN(value.getTime()) ? null : value;
+}
+
+/** "30 November 2026 at 06:11", in the reader's language and time zone. */
+export function longDate(date) {
+  const value = parsed(date);
+  return value ? value.toLocaleString(undefined, { dateStyle: 'long', timeStyle: 'short' }) : '';
+}
+
+let relative = null;
+
+/** "5 minutes ago", "yesterday"; the date itself past a week. */
+export function relativeDate(date, now = Date.now()) {
+  const value = parsed(date);
+  if (!value) return '';
+  const seconds = (value.getTime() - now) / 1000;
+  relative ??= new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  const format = relative;
+  const steps = [[60, 'second'], [3600, 'minute', 60], [86400, 'hour', 3600], [604800, 'day', 86400]];
+  if (Math.abs(seconds) < 45) return 'just now';
+  for (const [limit, unit, size = 1] of steps) {
+    if (Math.abs(seconds) < limit) return format.format(Math.round(seconds / size), unit);
+  }
+  return value.toLocaleDateString(undefined, { dateStyle: 'medium' });
+}
+
+/** A `<time>` of a date, its full date in its title. */
+export function timeElement(date, text) {
+  const value = parsed(date);
+  return element('time', { datetime: value ? value.toISOString() : null, title: value ? longDate(date) : null, text: text || '' });
+}
+"""#),
+        "format.js": ("text/javascript; charset=utf-8", #"""
+// Pure helpers of the page: names, places, links, licences, image URLs. No DOM, so that
+// Node's test runner checks them (Tests/Web/format.test.mjs).
+
+/** Text folded for matching: lowercase, without accents ("Liège" → "liege"). */
+export function fold(text) {
+  return String(text ?? '').normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/**
+ * A region's name without a trailing ", Country" that only repeats its country (Flickr
+ * names some regions "Giza, Egypt"): the region list shows the country beneath it anyway.
+ */
+export function regionName(name, country) {
+  const region = String(name ?? '').trim();
+  const land = String(country ?? '').trim();
+  if (!land) return region;
+  const suffix = `, ${land}`;
+  if (region.length > suffix.length && fold(region).endsWith(fold(suffix))) return region.slice(0, region.length - suffix.length).trim();
+  return region;
+}
+
+/** "Region, Country", each name once: "Giza, Egypt" (not "Giza, Egypt, Egypt"), "Singapore". */
+export function placeName(region, country) {
+  const land = String(country ?? '').trim();
+  const name = regionName(region, land);
+  if (!name) return land;
+  if (!land || fold(name) === fold(land)) return name;
+  return `${name}, ${land}`;
+}
+
+/**
+ * The `rel="next"` target of a `Link` header (RFC 8288), or null. Only a target on the page's
+ * own origin is followed (`base` is the page's URL): the result is a path and query.
+ */
+export function nextLink(header, base) {
+  if (!header) return null;
+  const pattern = /<([^>]*)>((?:\s*;\s*[^;,=\s]+\s*(?:=\s*(?:"[^"]*"|[^;,]*))?)*)/g;
+  let match;
+  while ((match = pattern.exec(header))) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^;,\s]+))/i.exec(match[2]);
+    if (!rel) continue;
+    const names = (rel[1] ?? rel[2]).toLowerCase().split(/\s+/);
+    if (!names.includes('next')) continue;
+    return sameOriginPath(match[1], base);
+  }
+  return null;
+}
+
+/** A URL of the API (a `next` in a body or a header) as a path on the page's origin, or null. */
+export function sameOriginPath(target, base) {
+  try {
+    const url = new URL(target, base);
+    const origin = new URL(base).origin;
+    if (url.origin !== origin || !url.pathname.startsWith('/api/')) return null;
+    return url.pathname + url.search;
+  } catch (_) {
+    return null;
+  }
+}
+
+/** An address that may be a link's `href`: http or https only (never `javascript:`), else null. */
+export function externalURL(value) {
+  if (typeof value !== 'string' || !value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+/** A photo's licence as the page names it: {known, name, url}. A missing licence, or one
+ *  whose id is null, is "Licence unknown". */
+export function licence(photo) {
+  const given = photo && typeof photo.license === 'object' ? photo.license : null;
+  if (!given || given.id === null || given.id === undefined || !given.name) return { known: false, name: 'Licence unknown', url: null };
+  return { known: true, name: String(given.name), url: externalURL(given.url) };
+}
+
+/** Flickr's sizes the API serves (`?size=`), with their longest side in pixels (s and q are
+ *  squares). */
+export const imageSizes = { s: 75, q: 150, n: 320, z: 640, c: 800, b: 1024 };
+
+/** The URL of a photo's image in a size; without sizes (an older server), its thumbnail
+ *  (s, q) or its large image. */
+export function imagePath(id, size, sized = true) {
+  const photo = `/api/photos/${encodeURIComponent(id)}`;
+  if (sized) return `${photo}/image?size=${size}`;
+  return size === 's' || size === 'q' ? `${photo}/thumbnail` : `${photo}/image`;
+}
+
+/** A `srcset` of the given sizes ("… 150w, … 320w"), widths by their longest side. */
+export function srcset(id, sizes) {
+  return sizes.map((size) => `${imagePath(id, size)} ${imageSizes[size]}w`).join(', ');
+}
+
+const numbers = new Intl.NumberFormat('en');  // made once: making one per call is slow
+
+/** Counts in words: "1 photo", "31 photos". */
+export function count(number, one, many = `${one}s`) {
+  const value = Number(number) || 0;
+  return `${numbers.format(value)} ${value === 1 ? one : many}`;
+}
+
+/** The page's routes: what a path (and query) shows. */
+export function parseRoute(pathname, search = '') {
+  let match;
+  if (pathname === '/' || pathname === '') return { name: 'home', list: 'regions' };
+  if (pathname === '/recents') return { name: 'recents', list: 'recents' };
+  if (pathname === '/favorites') return { name: 'favorites', list: 'favorites' };
+  if (pathname === '/search') return { name: 'search', list: 'regions', query: new URLSearchParams(search).get('q') ?? '' };
+  if ((match = pathname.match(/^\/regions\/([^/]+)$/))) {
+    let id;
+    try { id = decodeURIComponent(match[1]); } catch (_) { id = match[1]; }
+    return { name: 'region', list: 'regions', id };
+  }
+  if ((match = pathname.match(/^\/photos\/([^/]+)$/))) {
+    return /^\d{1,32}$/.test(match[1]) ? { name: 'photo', id: match[1] } : { name: 'missing-photo', list: 'regions', id: match[1] };
+  }
+  return { name: 'not-found', list: 'regions', path: pathname };
+}
+"""#),
+        "fullscreen.svg": ("image/svg+xml", ##"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#000" stroke-width="2.2" stroke-linecap="round" stroke-linejoin="round"><path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5"/></svg>
+"""##),
         "icon.svg": ("image/svg+xml", ##"""
 <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f6feb"/><path d="M5 25l7-10 5 7 4-5 6 8z" fill="#fff"/><circle cx="22" cy="10" r="3" fill="#ffd33d"/></svg>
 """##),
-        "index.html": ("text/html; charset=utf-8", #"""
+        "images.js": ("text/javascript; charset=utf-8", #"""
+// Photos' images: the size that fits (`srcset`/`sizes` for grids, a large size for the
+// viewer), a designed placeholder when there is no image, and on a private server
+// (`serve --private`) the image fetched again with the token and shown from a blob URL.
+import { headers, token } from './api.js';
+import { element } from './dom.js';
+import { imagePath, srcset } from './format.js';
+
+let sized = false;
+let known = null;  // the answer of the probe, once asked
+
+/**
+ * Whether the server answers `/image?size=`: an older one refuses the parameter (400
+ * naming it) and has only `/thumbnail` (75×75) and `/image` (large). Asked once, with a
+ * photo id that cannot exist; until it is known, and when it cannot be (a private server
+ * before signing in), the page uses the two older URLs, which every server has.
+ */
+export function probeImageSizes() {
+  known = ask();
+  return known;
+}
+
+async function ask() {
+  try {
+    const response = await fetch(imagePath('0', 's'), { headers: headers() });
+    if (response.status === 401 || response.status === 403) {
+      sized = false;
+    } else if (response.status === 400) {
+      const answer = await response.json().catch(() => null);
+      sized = !/size/.test(answer?.error?.message ?? 'size');
+    } else {
+      sized = true;
+    }
+  } catch (_) {
+    sized = false;
+  }
+  document.documentElement.dataset.imageSizes = sized ? 'yes' : 'no';
+  return sized;
+}
+
+/** How wide a grid tile is drawn, for `sizes` (style.css: two columns on a phone, tiles
+ *  of 12 to about 20 rem on wider screens). */
+const tileSizes = '(max-width: 700px) calc(50vw - 1.25rem), 15rem';
+
+const variants = {
+  tile: { sizes: ['q', 'n', 'z'], src: 'n', layout: tileSizes, legacy: 's' },
+  row: { sizes: ['s', 'q', 'n'], src: 'q', layout: '5rem', legacy: 's' },
+  large: { sizes: null, src: 'b', layout: null, legacy: 'b' },
+};
+
+/** Sets an image's sources once the server's sizes are known (a few milliseconds after the
+ *  page starts: lists without images do not wait for it). */
+function setSources(image, id, variant) {
+  if (known) known.then(() => sourcesNow(image, id, variant));
+  else sourcesNow(image, id, variant);
+}
+
+function sourcesNow(image, id, variant) {
+  const kind = variants[variant];
+  if (sized && kind.sizes) {
+    image.setAttribute('srcset', srcset(id, kind.sizes));
+    image.setAttribute('sizes', kind.layout);
+  }
+  image.setAttribute('src', imagePath(id, sized ? kind.src : kind.legacy, sized));
+}
+
+/** The URL a large image of the photo has (the viewer's, and what it preloads). */
+export function largeImagePath(id) {
+  return imagePath(id, 'b', sized);
+}
+
+/** A placeholder for a photo without an image: a picture sign and the photo's title. */
+export function missingImage(title) {
+  const name = title || 'Untitled';
+  return element('span', { class: 'image-missing', role: 'img', 'aria-label': `No image: ${name}` },
+    element('span', { class: 'missing-sign', 'aria-hidden': 'true' }),
+    element('span', { class: 'missing-title', 'aria-hidden': 'true', text: name }));
+}
+
+/**
+ * What an image does when it does not load. With a token, it is fetched once more with it (a
+ * private server refuses an <img>'s request, which carries none) and shown from a blob URL;
+ * a server that turns out not to know `?size=` gets the older URL. Else, or when that fails
+ * too (404 `no_image`, bytes that do not decode), `onMissing` shows the placeholder.
+ */
+export function whenMissing(image, id, variant, onMissing) {
+  let tries = 0;
+  image.addEventListener('error', async () => {
+    tries += 1;
+    if (tries > 1 || !token()) {
+      onMissing();
+      return;
+    }
+    let path = image.getAttribute('src');
+    try {
+      let response = await fetch(image.currentSrc || path, { headers: headers() });
+      if (response.status === 400 && sized) {
+        sized = false;
+        path = imagePath(id, variants[variant].legacy, false);
+        response = await fetch(path, { headers: headers() });
+      }
+      if (!response.ok) {
+        onMissing();
+        return;
+      }
+      const url = URL.createObjectURL(await response.blob());
+      image.addEventListener('load', () => URL.revokeObjectURL(url), { once: true });
+      image.removeAttribute('srcset');
+      image.removeAttribute('sizes');
+      image.src = url;
+    } catch (_) {
+      onMissing();
+    }
+  });
+}
+
+/**
+ * A photo's image in a frame of fixed shape (no layout shift while it loads): `tile` for
+ * grids, `row` for Recents and Favorites. The frame shows the placeholder when there is no
+ * image.
+ */
+export function photoImage(id, title, variant, attributes = {}) {
+  const frame = element('span', { class: `frame frame-${variant}` });
+  const image = element('img', { alt: title || 'Untitled photo', decoding: 'async', ...attributes });
+  setSources(image, id, variant);
+  whenMissing(image, id, variant, () => {
+    frame.dataset.missing = 'true';
+    frame.replaceChildren(missingImage(title));
+  });
+  frame.append(image);
+  return frame;
+}
+
+/** The viewer's image: large; `onMissing` when there is none. */
+export function largeImage(id, title, onMissing) {
+  const image = element('img', { class: 'large', alt: title || 'Untitled photo', draggable: 'false', decoding: 'async' });
+  setSources(image, id, 'large');
+  whenMissing(image, id, 'large', onMissing);
+  return image;
+}
+
+const preloaded = new Map();
+
+/** Starts loading photos' large images (the viewer's neighbours): kept for the last few. */
+export function preload(ids) {
+  for (const id of ids) {
+    if (!id || preloaded.has(id)) continue;
+    const image = new Image();
+    image.decoding = 'async';
+    image.src = largeImagePath(id);
+    preloaded.set(id, image);
+  }
+  while (preloaded.size > 6) preloaded.delete(preloaded.keys().next().value);
+}
+"""#),
+        "index.html": ("text/html; charset=utf-8", ##"""
 <!doctype html>
 <html lang="en">
 <head>
@@ -643,88 +1628,993 @@ export class EventParser {
 <title>Top Regions</title>
 <link rel="icon" href="/app/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/app/style.css">
+<link rel="modulepreload" href="/app/batch.js">
+<link rel="modulepreload" href="/app/api.js">
+<link rel="modulepreload" href="/app/format.js">
+<link rel="modulepreload" href="/app/dom.js">
+<link rel="modulepreload" href="/app/images.js">
+<link rel="modulepreload" href="/app/zoom.js">
+<link rel="modulepreload" href="/app/viewer.js">
 <script type="module" src="/app/app.js"></script>
 </head>
 <body data-depth="list">
-<header>
-  <h1><a href="/" data-link>Top Regions</a></h1>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <h1 class="brand"><a href="/" data-link><img src="/app/icon.svg" alt="" width="28" height="28"><span>Top Regions</span></a></h1>
   <nav aria-label="Lists">
     <a href="/" data-link data-list="regions">Regions</a>
     <a href="/recents" data-link data-list="recents">Recents</a>
     <a href="/favorites" data-link data-list="favorites">Favorites</a>
   </nav>
-  <form id="sign-in" aria-label="Sign in">
-    <label for="token">API token</label>
-    <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="trk_…" required>
-    <button type="submit">Sign in</button>
+  <form id="search-form" class="search" role="search" action="/search" method="get">
+    <label for="search" class="visually-hidden">Search photos, places and photographers</label>
+    <input id="search" name="q" type="search" autocomplete="off" spellcheck="false" placeholder="Search photos, places, people" enterkeyhint="search">
+    <kbd class="search-key" aria-hidden="true">/</kbd>
   </form>
-  <p id="signed-in" hidden>Signed in <button type="button" id="sign-out">Sign out</button></p>
+  <div class="account">
+    <button type="button" id="sign-in-button" aria-expanded="false" aria-controls="sign-in">Sign in</button>
+    <form id="sign-in" class="sign-in" aria-label="Sign in" hidden>
+      <label for="token">API token</label>
+      <p class="hint" id="token-hint">Made by <code>topregions users add NAME</code>. It stays in this browser.</p>
+      <div class="sign-in-row">
+        <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="trk_…" required aria-describedby="token-hint">
+        <button type="submit" class="primary">Sign in</button>
+      </div>
+    </form>
+    <p id="signed-in" class="signed-in" hidden>
+      <span class="avatar" id="avatar" aria-hidden="true"></span>
+      <span id="signed-in-as">Signed in</span>
+      <button type="button" id="sign-out">Sign out</button>
+    </p>
+  </div>
 </header>
-<p id="notice" role="alert" hidden></p>
-<main>
-  <section id="list-pane" aria-labelledby="list-heading"></section>
-  <section id="detail-pane" aria-labelledby="detail-heading"></section>
+<p id="notice" class="notice" role="alert" hidden></p>
+<main id="main">
+  <section id="list-pane" class="pane" aria-labelledby="list-heading"></section>
+  <section id="detail-pane" class="pane" aria-labelledby="detail-heading"></section>
 </main>
+<footer class="bottom">
+  <span>Photos from Flickr, © their photographers.</span>
+  <a href="/api/openapi.yaml">API (OpenAPI)</a>
+</footer>
+<dialog id="viewer" class="viewer" aria-labelledby="viewer-title">
+ <div id="viewer-body" class="viewer-body">
+  <div class="viewer-bar">
+    <button type="button" id="viewer-back" class="viewer-back"><span aria-hidden="true">‹</span> <span id="viewer-back-label">Back</span></button>
+    <p id="viewer-count" class="viewer-count"></p>
+    <div class="viewer-tools" role="group" aria-label="Zoom">
+      <button type="button" id="zoom-out" aria-label="Zoom out" title="Zoom out (−)">−</button>
+      <button type="button" id="zoom-toggle" aria-label="Zoom to 100 %" title="Fit or 100 % (double-click the photo, 0 to fit)">Fit</button>
+      <button type="button" id="zoom-in" aria-label="Zoom in" title="Zoom in (+)">+</button>
+      <button type="button" id="fullscreen" aria-label="Full screen" aria-pressed="false" title="Full screen (F)"><span class="fullscreen-sign" aria-hidden="true"></span></button>
+    </div>
+  </div>
+  <div id="viewer-stage" class="viewer-stage">
+    <button type="button" id="viewer-prev" class="viewer-nav prev" aria-label="Previous photo" title="Previous (←)"><span aria-hidden="true">‹</span></button>
+    <button type="button" id="viewer-next" class="viewer-nav next" aria-label="Next photo" title="Next (→)"><span aria-hidden="true">›</span></button>
+    <p class="viewer-loading" aria-hidden="true"></p>
+  </div>
+  <div id="viewer-info" class="viewer-info"></div>
+  <p id="viewer-status" class="visually-hidden" role="status"></p>
+ </div>
+</dialog>
 <noscript>This page needs JavaScript; the same data is at /api/regions.</noscript>
 </body>
 </html>
-"""#),
+"""##),
+        "placeholder.svg": ("image/svg+xml", ##"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48" fill="none" stroke="#8a94a3" stroke-width="2.5" stroke-linejoin="round" stroke-linecap="round"><rect x="5" y="9" width="38" height="30" rx="4"/><circle cx="17" cy="19" r="4"/><path d="M7 35l11-11 8 8 5-5 10 10"/></svg>
+"""##),
+        "search.svg": ("image/svg+xml", ##"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#6b7280" stroke-width="2.2" stroke-linecap="round"><circle cx="10.5" cy="10.5" r="6.5"/><path d="M15.5 15.5L21 21"/></svg>
+"""##),
         "style.css": ("text/css; charset=utf-8", #"""
-/* Light and dark, from the system; contrast of text on background at least 7:1. */
+/* Light and dark, from the system; text on its background at least 7:1 (muted text 4.5:1).
+   Wide screens: the list beside the detail, each scrolling on its own; up to 700 px: one
+   pane at a time (a navigation stack). The photo viewer is a modal dialog over both. */
 :root {
   color-scheme: light dark;
-  --background: #ffffff; --surface: #f3f4f6; --text: #111827; --muted: #4b5563; --accent: #1d4ed8; --line: #d1d5db;
-  font-family: system-ui, -apple-system, "Segoe UI", sans-serif;
+  --background: #f5f6f8; --surface: #ffffff; --surface-2: #eceef2; --surface-3: #dfe3e9;
+  --text: #111827; --muted: #4b5563; --accent: #1d4ed8; --accent-text: #ffffff; --accent-soft: #e3eaff;
+  --line: #dde1e7; --shadow: 0 1px 2px rgb(15 23 42 / 0.06), 0 4px 16px rgb(15 23 42 / 0.08);
+  --radius: 10px;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  line-height: 1.4;
 }
 @media (prefers-color-scheme: dark) {
-  :root { --background: #111827; --surface: #1f2937; --text: #f9fafb; --muted: #d1d5db; --accent: #93c5fd; --line: #374151; }
+  :root {
+    --background: #0f141b; --surface: #161c25; --surface-2: #1e2631; --surface-3: #2a3440;
+    --text: #f3f4f6; --muted: #c3c9d2; --accent: #93c5fd; --accent-text: #0b1220; --accent-soft: #1c2d4a;
+    --line: #2b3441; --shadow: 0 1px 2px rgb(0 0 0 / 0.4), 0 4px 16px rgb(0 0 0 / 0.3);
+  }
 }
 * { box-sizing: border-box; }
 [hidden] { display: none !important; }
 body { margin: 0; background: var(--background); color: var(--text); }
 a { color: var(--accent); }
-:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-header { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1.5rem; padding: 0.5rem 1rem; border-bottom: 1px solid var(--line); }
-header h1 { font-size: 1.25rem; margin: 0; }
-header h1 a { color: inherit; text-decoration: none; }
-nav { display: flex; gap: 1rem; }
-nav a[aria-current] { font-weight: 700; text-decoration: underline; }
-#sign-in, #signed-in { margin-left: auto; display: flex; gap: 0.5rem; align-items: center; }
-input, button { font: inherit; color: inherit; background: var(--surface); border: 1px solid var(--line); border-radius: 4px; padding: 0.25rem 0.5rem; }
-button { cursor: pointer; }
-#notice { margin: 0; padding: 0.5rem 1rem; background: var(--surface); }
-main { display: grid; grid-template-columns: minmax(18rem, 1fr) 2fr; min-height: calc(100vh - 4rem); }
-section { padding: 0 1rem 1rem; overflow-wrap: anywhere; }
-#list-pane { border-right: 1px solid var(--line); }
-h2 { font-size: 1.1rem; }
-ol.rows { list-style: decimal; padding-left: 2rem; margin: 0; }
-ol.rows li { padding: 0.35rem 0; border-bottom: 1px solid var(--line); }
-ol.rows li a { display: flex; flex-direction: column; text-decoration: none; color: inherit; }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; border-radius: 4px; }
+h2 { font-size: 1.25rem; margin: 0; line-height: 1.25; }
+h3 { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin: 1.25rem 0 0.5rem; }
+.visually-hidden, .skip:not(:focus) {
+  position: absolute !important; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
+}
+.skip { position: absolute; z-index: 10; top: 0.5rem; left: 0.5rem; padding: 0.5rem 1rem; background: var(--surface); }
+
+/* Controls */
+input, button { font: inherit; color: inherit; }
+button, .button {
+  display: inline-flex; align-items: center; justify-content: center; gap: 0.35rem; min-height: 2.25rem;
+  padding: 0.3rem 0.85rem; border: 1px solid var(--line); border-radius: 999px; background: var(--surface);
+  color: var(--text); cursor: pointer; text-decoration: none; font-weight: 500;
+}
+button:hover, .button:hover { background: var(--surface-2); }
+button:disabled { cursor: default; opacity: 0.45; }
+button.primary, #sign-in-button, .button { background: var(--accent); border-color: var(--accent); color: var(--accent-text); }
+button.primary:hover, #sign-in-button:hover, .button:hover { filter: brightness(1.08); background: var(--accent); }
+button.quiet { background: transparent; }
+.link-button { border: none; background: none; padding: 0; min-height: 0; color: var(--accent); text-decoration: underline; border-radius: 2px; }
+.link-button:hover { background: none; }
+input {
+  min-height: 2.25rem; padding: 0.3rem 0.75rem; border: 1px solid var(--line); border-radius: 999px; background: var(--surface-2);
+}
+input:focus-visible { outline-offset: 0; border-radius: 999px; }
+
+/* The header */
+header.top {
+  display: grid; grid-template-columns: auto auto minmax(10rem, 1fr) auto; grid-template-areas: "brand nav search account";
+  align-items: center; gap: 0.5rem 1.25rem; padding: 0.6rem 1.25rem; background: var(--surface); border-bottom: 1px solid var(--line);
+  position: relative; z-index: 2;
+}
+.brand { grid-area: brand; margin: 0; font-size: 1.15rem; }
+.brand a { display: flex; align-items: center; gap: 0.55rem; color: inherit; text-decoration: none; font-weight: 700; letter-spacing: -0.01em; }
+.brand img { display: block; border-radius: 7px; }
+nav { grid-area: nav; display: flex; gap: 0.25rem; }
+nav a { padding: 0.35rem 0.8rem; border-radius: 999px; color: var(--muted); text-decoration: none; font-weight: 500; }
+nav a:hover { background: var(--surface-2); color: var(--text); }
+nav a[aria-current] { background: var(--accent-soft); color: var(--accent); font-weight: 650; }
+.search { grid-area: search; position: relative; max-width: 34rem; width: 100%; justify-self: center; }
+.search input {
+  width: 100%; padding-left: 2.4rem; padding-right: 2.2rem;
+  background: var(--surface-2) url(/app/search.svg) no-repeat 0.8rem 50% / 1.05rem;
+}
+.search input::-webkit-search-cancel-button { cursor: pointer; }
+.search-key {
+  position: absolute; right: 0.7rem; top: 50%; transform: translateY(-50%); font: 0.75rem/1 ui-monospace, monospace; color: var(--muted);
+  border: 1px solid var(--line); border-radius: 4px; padding: 0.15rem 0.35rem; pointer-events: none;
+}
+.search input:focus ~ .search-key, .search input:not(:placeholder-shown) ~ .search-key { display: none; }
+.account { grid-area: account; position: relative; display: flex; justify-content: flex-end; }
+.sign-in {
+  position: absolute; right: 0; top: calc(100% + 0.6rem); width: min(24rem, calc(100vw - 2rem)); padding: 1rem;
+  background: var(--surface); border: 1px solid var(--line); border-radius: var(--radius); box-shadow: var(--shadow); z-index: 5;
+}
+.sign-in label { font-weight: 650; }
+.sign-in .hint { margin: 0.25rem 0 0.75rem; color: var(--muted); font-size: 0.875rem; }
+.sign-in-row { display: flex; gap: 0.5rem; }
+.sign-in-row input { flex: 1; min-width: 0; }
+.signed-in { display: flex; align-items: center; gap: 0.5rem; margin: 0; white-space: nowrap; }
+.avatar {
+  display: inline-grid; place-items: center; width: 2rem; height: 2rem; border-radius: 50%; background: var(--accent);
+  color: var(--accent-text); font-weight: 700; font-size: 0.9rem;
+}
+.avatar:empty { display: none; }
+.notice { margin: 0; padding: 0.6rem 1.25rem; background: var(--accent-soft); color: var(--text); border-bottom: 1px solid var(--line); }
+
+/* Panes */
+main { display: grid; grid-template-columns: minmax(17rem, 22rem) 1fr; }
+.pane { padding: 0 1.25rem 1.5rem; overflow-wrap: break-word; min-width: 0; }
+#list-pane { border-right: 1px solid var(--line); background: var(--surface); }
+.pane-head { padding: 1.1rem 0 0.6rem; }
+.pane-about, .view-meta { min-height: 1.3em; margin: 0.3rem 0 0; color: var(--muted); font-size: 0.9rem; }
+.view-head { padding: 1.1rem 0 1rem; }
+.view-head h2 { font-size: 1.5rem; }
+.pane-bar { display: none; }
+footer.bottom {
+  display: flex; flex-wrap: wrap; justify-content: space-between; gap: 0.25rem 1rem; padding: 0.4rem 1.25rem;
+  border-top: 1px solid var(--line); background: var(--surface); color: var(--muted); font-size: 0.8rem;
+}
+footer.bottom a { color: var(--muted); }
+@media (min-width: 701px) {
+  body { display: flex; flex-direction: column; height: 100vh; height: 100dvh; overflow: hidden; }
+  main { flex: 1; min-height: 0; }
+  .pane { overflow-y: auto; overscroll-behavior: contain; }
+  body[data-page="recents"] main, body[data-page="favorites"] main { grid-template-columns: 1fr; }
+  body[data-page="recents"] #detail-pane, body[data-page="favorites"] #detail-pane { display: none; }
+  body[data-page="recents"] #list-pane, body[data-page="favorites"] #list-pane { border-right: none; background: none; }
+  body[data-page="recents"] #list-pane > *, body[data-page="favorites"] #list-pane > * { max-width: 52rem; margin-inline: auto; }
+}
+
+/* The region list */
+ol.rows { list-style: none; padding: 0; margin: 0; }
+ol.rows > li {
+  display: grid; grid-template-columns: 2.25rem 1fr; align-items: center; border-bottom: 1px solid var(--line);
+}
+ol.rows > li::before {
+  content: attr(data-position); color: var(--muted); font-variant-numeric: tabular-nums; font-size: 0.9rem; text-align: right; padding-right: 0.75rem;
+}
+ol.rows > li > a { display: flex; flex-direction: column; padding: 0.55rem 0.5rem; border-radius: 8px; margin: 0.15rem 0; text-decoration: none; color: inherit; min-width: 0; }
+ol.rows > li > a:hover { background: var(--surface-2); }
+ol.rows > li > a[aria-current] { background: var(--accent-soft); box-shadow: inset 3px 0 0 var(--accent); }
 .name, .title { font-weight: 600; }
-.country, .counts, .subtitle, time { color: var(--muted); font-size: 0.9rem; }
-ol.grid { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr)); gap: 0.75rem; }
-ol.grid li a { display: flex; flex-direction: column; gap: 0.2rem; text-decoration: none; color: inherit; }
-ol.grid img { width: 75px; height: 75px; object-fit: cover; background: var(--surface); }
-[data-list="favorites"] li { display: flex; justify-content: space-between; align-items: center; gap: 0.5rem; }
-.reorder button { padding: 0 0.4rem; }
-img.large { max-width: 100%; height: auto; background: var(--surface); }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
-dt { color: var(--muted); }
-dd { margin: 0; }
-.entering { animation: enter 200ms ease-out; }
-@keyframes enter { from { opacity: 0; } to { opacity: 1; } }
+a.region { display: grid !important; grid-template-columns: 1fr auto; grid-template-areas: "name counts" "country counts"; column-gap: 0.75rem; }
+a.region .name { grid-area: name; }
+a.region .country { grid-area: country; }
+a.region .counts { grid-area: counts; display: flex; flex-direction: column; align-items: flex-end; justify-content: center; font-size: 0.72rem; line-height: 1.2; white-space: nowrap; }
+a.region .counts strong { color: var(--text); font-size: 1.05rem; font-variant-numeric: tabular-nums; }
+.country, .counts, .subtitle, time, .byline { color: var(--muted); font-size: 0.875rem; }
+
+/* Recents and Favorites: numbered rows with thumbnails */
+ol.photo-rows > li { grid-template-columns: 2.25rem 1fr auto; background: var(--surface); }
+ol.photo-rows > li > a.row-link { flex-direction: row; align-items: center; gap: 0.85rem; }
+.row-text { display: flex; flex-direction: column; min-width: 0; }
+.row-text > * { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+[data-list="favorites"] > li { cursor: grab; }
+.reorder { display: flex; gap: 0.25rem; padding-left: 0.5rem; }
+.reorder button { width: 2.25rem; padding: 0; }
+@media (min-width: 701px) {
+  body[data-page="recents"] ol.photo-rows > li, body[data-page="favorites"] ol.photo-rows > li {
+    border: 1px solid var(--line); border-radius: var(--radius); margin-bottom: 0.5rem; padding-right: 0.5rem;
+  }
+}
+
+/* Image frames: a fixed shape, so nothing moves as images load */
+.frame { position: relative; display: block; overflow: hidden; background: var(--surface-2); flex: none; }
+.frame img { display: block; width: 100%; height: 100%; object-fit: cover; }
+.frame-tile { aspect-ratio: 4 / 3; border-radius: var(--radius); }
+.frame-row { width: 5rem; aspect-ratio: 4 / 3; border-radius: 6px; }
+.image-missing {
+  display: flex; flex-direction: column; align-items: center; justify-content: center; gap: 0.4rem; width: 100%; height: 100%;
+  padding: 0.5rem; text-align: center; color: var(--muted);
+  background: linear-gradient(135deg, var(--surface-2), var(--surface-3));
+}
+.missing-sign { width: 2.5rem; height: 2.5rem; background: url(/app/placeholder.svg) no-repeat center / contain; opacity: 0.9; }
+.missing-title {
+  font-size: 0.8rem; line-height: 1.25; max-width: 100%; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden;
+}
+.frame-row .missing-sign { width: 1.6rem; height: 1.6rem; }
+.frame-row .missing-title { display: none; }
+
+/* Grids of photos */
+ol.grid { list-style: none; padding: 0; margin: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(12rem, 1fr)); gap: 1.1rem 1rem; }
+ol.grid > li { min-width: 0; }
+a.tile { display: flex; flex-direction: column; gap: 0.45rem; text-decoration: none; color: inherit; border-radius: var(--radius); }
+a.tile:focus-visible { outline-offset: 3px; }
+a.tile .frame { transition: box-shadow 150ms ease; }
+a.tile:hover .frame { box-shadow: 0 0 0 3px var(--accent-soft), var(--shadow); }
+.caption { display: flex; flex-direction: column; min-width: 0; padding: 0 0.1rem; }
+.caption > * { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.grid .title { font-size: 0.95rem; }
+
+/* Search */
+.region-hits { list-style: none; padding: 0; margin: 0 0 0.5rem; display: flex; flex-wrap: wrap; gap: 0.5rem; }
+.region-hit {
+  display: flex; flex-direction: column; padding: 0.55rem 0.9rem; border: 1px solid var(--line); border-radius: var(--radius);
+  background: var(--surface); text-decoration: none; color: inherit;
+}
+.region-hit:hover { border-color: var(--accent); }
+.search-regions:not(:empty) ~ ol.grid:not(:empty) { margin-top: 1.5rem; }
+
+/* States: live, paging, empty, the welcome, not found */
 .stream-state:empty { display: none; }
 .stream-state { color: var(--muted); font-style: italic; }
-.back { display: none; }
-.placeholder, .empty { color: var(--muted); }
-@media (prefers-reduced-motion: reduce) { .entering { animation: none; } }
-/* A phone: a navigation stack, one pane at a time, with a back button. */
+.stream-state[data-state="signed-out"] { font-style: normal; padding: 1rem; border: 1px dashed var(--line); border-radius: var(--radius); }
+.empty { color: var(--muted); }
+.page-trigger { position: relative; top: -60vh; height: 1px; pointer-events: none; }
+.more { display: flex; justify-content: center; align-items: center; gap: 0.5rem; min-height: 3.5rem; color: var(--muted); }
+.spinner {
+  width: 1.1rem; height: 1.1rem; border-radius: 50%; border: 2px solid var(--line); border-top-color: var(--accent);
+  animation: spin 0.8s linear infinite;
+}
+@keyframes spin { to { transform: rotate(360deg); } }
+.welcome, .not-found { max-width: 34rem; margin: 12vh auto 2rem; text-align: center; }
+.welcome h2 { font-size: 1.75rem; margin-top: 1rem; }
+.welcome p { color: var(--muted); }
+.welcome .stats { color: var(--text); font-weight: 600; font-variant-numeric: tabular-nums; }
+.welcome-icon { border-radius: 14px; }
+.not-found .not-found-sign { font-size: 3.5rem; font-weight: 800; color: var(--surface-3); margin: 0; letter-spacing: 0.05em; }
+.not-found p { color: var(--muted); }
+.entering { animation: enter 200ms ease-out; }
+@keyframes enter { from { opacity: 0; } to { opacity: 1; } }
+
+/* The photo viewer: always dark, the photo first */
+.viewer {
+  position: fixed; inset: 0; width: 100%; height: 100%; max-width: none; max-height: none; margin: 0; padding: 0; border: 0;
+  background: #0b0d10; color: #eef0f3; overflow: hidden;
+  --line: #2a2f37; --muted: #b5bcc7; --accent: #93c5fd; --accent-text: #0b1220; --surface: #1a1e24; --surface-2: #23282f; --surface-3: #2e343d; --text: #eef0f3;
+}
+.viewer-body {
+  width: 100%; height: 100%; background: #0b0d10; color: #eef0f3;
+  display: grid; grid-template-columns: 1fr minmax(18rem, 24rem); grid-template-rows: auto minmax(0, 1fr); grid-template-areas: "bar bar" "stage info";
+}
+.viewer-body::backdrop { background: #0b0d10; }
+.viewer::backdrop { background: #0b0d10; }
+html.viewer-open { overflow: hidden; }
+.viewer :focus-visible { outline-color: #93c5fd; }
+.viewer-bar { grid-area: bar; display: flex; align-items: center; gap: 0.75rem; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); min-width: 0; }
+.viewer-bar button { background: transparent; border-color: transparent; color: inherit; }
+.viewer-bar button:hover:not(:disabled) { background: #23282f; }
+.viewer-back { font-weight: 600; max-width: 45vw; }
+#viewer-back-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.viewer-count { margin: 0 auto 0 0; color: var(--muted); font-size: 0.9rem; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.viewer-tools { display: flex; gap: 0.15rem; align-items: center; }
+.viewer-tools button { min-width: 2.5rem; padding: 0.3rem 0.6rem; font-variant-numeric: tabular-nums; }
+#zoom-in, #zoom-out { font-size: 1.2rem; }
+#zoom-toggle { min-width: 4.25rem; }
+.fullscreen-sign {
+  display: block; width: 1.1rem; height: 1.1rem; background: currentColor;
+  -webkit-mask: url(/app/fullscreen.svg) no-repeat center / contain; mask: url(/app/fullscreen.svg) no-repeat center / contain;
+}
+.viewer-stage { grid-area: stage; position: relative; overflow: hidden; touch-action: none; cursor: zoom-in; user-select: none; -webkit-user-select: none; min-height: 0; }
+.viewer-stage.zoomed { cursor: grab; }
+.viewer-stage.dragging { cursor: grabbing; }
+.viewer-stage img.large {
+  position: absolute; top: 0; left: 0; max-width: none; transform-origin: 0 0; -webkit-user-drag: none;
+}
+.viewer-stage[data-state="loading"] img.large { visibility: hidden; }
+.viewer-stage img.large.animating { transition: transform 180ms ease-out; }
+.viewer-stage .image-missing {
+  position: absolute; inset: 1.5rem; width: auto; height: auto; border-radius: 14px; gap: 0.75rem; color: #b5bcc7;
+  background: linear-gradient(135deg, #1a1e24, #262c34);
+}
+.viewer-stage .missing-sign { width: 4.5rem; height: 4.5rem; }
+.viewer-stage .missing-title { font-size: 1.3rem; font-weight: 650; color: #eef0f3; -webkit-line-clamp: 3; padding: 0 1rem; }
+.missing-note { font-size: 0.9rem; }
+.viewer-loading { display: none; }
+.viewer-stage[data-state="loading"] .viewer-loading {
+  display: block; position: absolute; left: 50%; top: 50%; width: 2.5rem; height: 2.5rem; margin: -1.25rem 0 0 -1.25rem; border-radius: 50%;
+  border: 3px solid #2e343d; border-top-color: #93c5fd; animation: spin 0.8s linear infinite;
+}
+.viewer-nav {
+  position: absolute; top: 50%; z-index: 1; width: 3.25rem; height: 3.25rem; margin-top: -1.625rem; padding: 0; border-radius: 50%;
+  border: 1px solid rgb(255 255 255 / 0.15); background: rgb(11 13 16 / 0.55); color: #fff; font-size: 2rem; line-height: 1;
+}
+.viewer-nav:hover:not(:disabled) { background: rgb(35 40 47 / 0.9); }
+.viewer-nav span { margin-top: -0.2rem; }
+.viewer-nav.prev { left: 0.75rem; }
+.viewer-nav.next { right: 0.75rem; }
+.viewer-nav:disabled { opacity: 0; pointer-events: none; }
+.viewer-info { grid-area: info; overflow-y: auto; overscroll-behavior: contain; padding: 1.25rem 1.25rem 2rem; border-left: 1px solid var(--line); overflow-wrap: anywhere; }
+.viewer-info h2 { font-size: 1.35rem; }
+.viewer-subtitle { margin: 0.4rem 0 0; color: var(--muted); }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.45rem 1rem; margin: 1.1rem 0 0; }
+.facts dt { color: var(--muted); font-size: 0.875rem; padding-top: 0.05rem; }
+.facts dd { margin: 0; }
+.facts time { color: inherit; font-size: inherit; }
+.facts a { color: #cfe0ff; }
+.license.unknown { color: var(--muted); font-style: italic; }
+.viewer-info a[target]::after { content: " ↗"; font-size: 0.85em; }
+.viewer-actions { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-top: 1.25rem; }
+.viewer .button.flickr-page { background: transparent; border-color: #3a414b; color: #eef0f3; }
+.viewer .button.flickr-page:hover { background: #23282f; filter: none; }
+.favorite::before { content: "☆"; font-size: 1.1rem; }
+.favorite[aria-pressed="true"]::before { content: "★"; color: #fcd34d; }
+
+@media (prefers-reduced-motion: reduce) {
+  .entering, .spinner, .viewer-loading { animation: none !important; }
+  .viewer-stage img.large.animating { transition: none; }
+}
+
+/* A phone: one pane at a time, with a way back; the viewer with its details beneath */
 @media (max-width: 700px) {
+  header.top { grid-template-columns: 1fr auto; grid-template-areas: "brand account" "search search" "nav nav"; padding: 0.6rem 1rem; gap: 0.6rem; }
+  nav { justify-content: space-between; background: var(--surface-2); border-radius: 999px; padding: 0.2rem; }
+  nav a { flex: 1; text-align: center; padding: 0.35rem 0.5rem; }
+  nav a[aria-current] { background: var(--surface); color: var(--accent); box-shadow: var(--shadow); }
+  .search { max-width: none; }
+  .search-key { display: none; }
+  .signed-in .as-label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  .brand { white-space: nowrap; font-size: 1.05rem; }
+  .signed-in { gap: 0.4rem; }
+  .signed-in strong { display: inline-block; max-width: 5.5rem; overflow: hidden; text-overflow: ellipsis; vertical-align: bottom; }
+  #sign-out { padding: 0.3rem 0.7rem; }
   main { display: block; }
-  #list-pane { border-right: none; }
+  .pane { padding: 0 1rem 1.5rem; }
+  #list-pane { border-right: none; background: none; }
   body[data-depth="detail"] #list-pane, body[data-depth="list"] #detail-pane { display: none; }
-  .back { display: inline-block; margin-top: 0.75rem; }
-  #sign-in, #signed-in { margin-left: 0; }
+  .pane-bar {
+    display: block; position: sticky; top: 0; z-index: 1; margin: 0 -1rem; padding: 0.5rem 1rem;
+    background: color-mix(in srgb, var(--background) 92%, transparent); backdrop-filter: blur(8px); border-bottom: 1px solid var(--line);
+  }
+  .back { display: inline-flex; align-items: center; gap: 0.3rem; min-height: 2.25rem; font-weight: 600; text-decoration: none; }
+  .view-head { padding-top: 0.75rem; }
+  ol.grid { grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 0.9rem 0.6rem; }
+  ol.photo-rows > li { grid-template-columns: 1.75rem 1fr auto; }
+  ol.rows > li::before { padding-right: 0.5rem; }
+  .frame-row { width: 4rem; }
+  .row-text > .title { white-space: normal; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; }
+  ol.photo-rows > li > a.row-link { gap: 0.6rem; }
+  body { display: flex; flex-direction: column; min-height: 100vh; min-height: 100dvh; }
+  main { flex: 1; }
+  .reorder button { width: 2rem; }
+  .welcome, .not-found { margin-top: 8vh; }
+  footer.bottom { justify-content: center; text-align: center; }
+}
+
+/* The viewer below 900 px: the details beneath the photo */
+@media (max-width: 899px) {
+  .viewer-body { grid-template-columns: 1fr; grid-template-rows: auto minmax(0, 1fr) auto; grid-template-areas: "bar" "stage" "info"; }
+  .viewer-info { border-left: none; border-top: 1px solid var(--line); max-height: 40vh; max-height: 40dvh; padding: 0.9rem 1rem 1.25rem; }
+  .viewer-info h2 { font-size: 1.15rem; }
+  .facts { margin-top: 0.7rem; gap: 0.3rem 0.8rem; }
+  .viewer-bar { gap: 0.25rem; padding: 0.4rem 0.5rem; }
+  .viewer-tools button { min-width: 2.25rem; padding: 0.3rem 0.4rem; }
+  #zoom-toggle { min-width: 3.5rem; }
+  .viewer-back { max-width: 40vw; padding-left: 0.5rem; }
+  .viewer-nav { width: 2.75rem; height: 2.75rem; margin-top: -1.375rem; font-size: 1.7rem; }
+  .viewer-nav.prev { left: 0.4rem; }
+  .viewer-nav.next { right: 0.4rem; }
+}
+/* A phone on its side: the details beside the photo again */
+@media (max-height: 500px) and (orientation: landscape) {
+  .viewer-body { grid-template-columns: 1fr minmax(14rem, 18rem); grid-template-rows: auto minmax(0, 1fr); grid-template-areas: "bar bar" "stage info"; }
+  .viewer-info { max-height: none; border-top: none; border-left: 1px solid var(--line); }
+}
+"""#),
+        "viewer.js": ("text/javascript; charset=utf-8", #"""
+// The photo viewer (the assignment's photo view): a modal <dialog> over the list it was
+// opened from, which stays as it was (scroll position, focus) underneath. The photo opens
+// fitted to the space; wheel, pinch, double-click or double-tap, + - 0 zoom; dragging pans;
+// ← → (buttons, keys, a swipe) go through the list; full screen; Back, Escape or the
+// browser's back return to the list. Its credit: the photographer, the licence and the
+// photo's own page on Flickr, linked.
+import { element, externalLink, longDate, timeElement } from './dom.js';
+import { externalURL, licence, placeName, regionName } from './format.js';
+import { largeImage, missingImage, preload } from './images.js';
+import { clampView, fitView, isFitted, pinchView, toggleView, zoomTo } from './zoom.js';
+
+const swipeDistance = 60;
+
+export class PhotoViewer {
+  /**
+   * hooks: back() (leave the viewer: the page goes back to its list), moved(id) (the photo
+   * shown changed), load(id) → Promise of the photo's detail (records the view), missing(id,
+   * error) (no such photo), favorites: {state(id) → true|false|null, toggle(id, on) →
+   * Promise} or null.
+   */
+  constructor(dialog, hooks) {
+    this.dialog = dialog;
+    this.hooks = hooks;
+    this.body = dialog.querySelector('#viewer-body');  // what goes full screen (a dialog cannot)
+    this.stage = dialog.querySelector('#viewer-stage');
+    this.info = dialog.querySelector('#viewer-info');
+    this.count = dialog.querySelector('#viewer-count');
+    this.status = dialog.querySelector('#viewer-status');
+    this.backLabel = dialog.querySelector('#viewer-back-label');
+    this.previousButton = dialog.querySelector('#viewer-prev');
+    this.nextButton = dialog.querySelector('#viewer-next');
+    this.zoomToggle = dialog.querySelector('#zoom-toggle');
+    this.zoomIn = dialog.querySelector('#zoom-in');
+    this.zoomOut = dialog.querySelector('#zoom-out');
+    this.fullscreenButton = dialog.querySelector('#fullscreen');
+    this.id = null;
+    this.source = null;
+    this.sequence = [];
+    this.image = null;
+    this.natural = null;
+    this.view = null;
+    this.loadToken = 0;
+    this.pointers = new Map();
+    this.gesture = null;
+    this.lastTap = null;
+    this.lastPointerType = 'mouse';
+    this.favoriteButton = element('button', { type: 'button', id: 'favorite', class: 'favorite', hidden: true, 'aria-pressed': 'false',
+      text: 'Add to Favorites' });
+    this.favoriteButton.addEventListener('click', async () => {
+      const id = this.id;
+      const button = this.favoriteButton;
+      button.disabled = true;
+      await this.hooks.favorites.toggle(id, button.getAttribute('aria-pressed') !== 'true');
+      button.disabled = false;
+      if (this.id === id) this.refreshFavorite();
+    });
+    this.details = element('div', { class: 'viewer-details' });
+    this.pageLink = externalLink(null, 'View on Flickr', { class: 'button flickr-page', 'data-credit': 'page', hidden: true });
+    this.actions = element('div', { class: 'viewer-actions' }, this.pageLink, this.hooks.favorites ? this.favoriteButton : null);
+    this.wire();
+  }
+
+  get isOpen() { return this.dialog.open; }
+
+  // MARK: Opening, moving, closing
+
+  /** Shows photo `id` of `source` (a list: photoRows(), hasMore(), loadMore(), label,
+   *  elementFor(id)), or of no list yet (a deep link: setSource once its region is shown). */
+  open(id, source) {
+    this.source = source || null;
+    this.sequence = source ? source.photoRows().slice() : [];
+    if (!this.dialog.open) {
+      this.dialog.showModal();
+      document.documentElement.classList.add('viewer-open');
+      if (this.hooks.opened) this.hooks.opened();
+      this.dialog.querySelector('#viewer-back').focus({ preventScroll: true });
+    }
+    this.updateBackLabel();
+    this.show(id);
+  }
+
+  setSource(source) {
+    this.source = source;
+    this.sequence = source.photoRows().slice();
+    this.updateBackLabel();
+    this.updateNavigation();
+  }
+
+  updateBackLabel() {
+    const label = this.source && this.source.label ? this.source.label : 'Back';
+    this.backLabel.textContent = label;
+    this.dialog.querySelector('#viewer-back').setAttribute('aria-label', this.source && this.source.label ? `Back to ${label}` : 'Back');
+  }
+
+  /** The viewer's list: the list it came from as it was when the viewer opened (viewing a
+   *  photo moves it to the top of Recents: the order must not change under the user's
+   *  fingers), with the rows the list has loaded past its end since. */
+  rows() {
+    const current = this.source ? this.source.photoRows() : [];
+    if (!this.sequence.some((row) => row.id === this.id)) {
+      this.sequence = current.slice();
+      return this.sequence;
+    }
+    const last = this.sequence[this.sequence.length - 1];
+    const at = current.findIndex((row) => row.id === last.id);
+    if (at >= 0) {
+      const known = new Set(this.sequence.map((row) => row.id));
+      for (const row of current.slice(at + 1)) if (!known.has(row.id)) this.sequence.push(row);
+    }
+    return this.sequence;
+  }
+
+  close() {
+    if (!this.dialog.open) return;
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    this.loadToken += 1;
+    this.dialog.close();
+    document.documentElement.classList.remove('viewer-open');
+    this.clearImage();
+    // Focus goes back to the photo just seen, in the list (which kept its scroll position;
+    // scrolled only when that photo is off screen, after ← → went far).
+    const target = this.source && this.id ? this.source.elementFor(this.id) : null;
+    if (target) {
+      const box = target.getBoundingClientRect();
+      if (box.bottom < 0 || box.top > window.innerHeight) target.scrollIntoView({ block: 'center' });
+      target.focus({ preventScroll: true });
+    }
+    this.source = null;
+    this.id = null;
+  }
+
+  async step(delta) {
+    let rows = this.rows();
+    const index = rows.findIndex((row) => row.id === this.id);
+    if (index < 0) return;
+    const target = index + delta;
+    if (target >= rows.length && this.source && this.source.hasMore()) {
+      await this.source.loadMore();
+      rows = this.rows();
+    }
+    if (target < 0 || target >= rows.length) return;
+    const id = rows[target].id;
+    this.hooks.moved(id);
+    this.show(id);
+  }
+
+  show(id) {
+    const token = ++this.loadToken;
+    this.id = id;
+    const row = this.rows().find((candidate) => candidate.id === id) || null;
+    this.photo = row ? { ...row } : { id, title: '' };
+    this.detailLoaded = false;
+    this.renderInfo();
+    this.loadImage(id, this.photo.title);
+    this.updateNavigation();
+    this.hooks.load(id).then((detail) => {
+      if (token !== this.loadToken || !detail) return;
+      this.photo = { ...this.photo, ...detail };
+      this.detailLoaded = true;
+      if (this.image && this.image.alt !== (detail.title || 'Untitled photo')) this.image.alt = detail.title || 'Untitled photo';
+      this.renderInfo();
+    }, (error) => {
+      if (token !== this.loadToken) return;
+      this.hooks.missing(id, error);
+    });
+  }
+
+  updateNavigation() {
+    const rows = this.rows();
+    const index = rows.findIndex((row) => row.id === this.id);
+    const more = this.source && this.source.hasMore();
+    this.previousButton.disabled = index <= 0;
+    this.nextButton.disabled = index < 0 || (index >= rows.length - 1 && !more);
+    this.count.textContent = index < 0 ? '' : `${index + 1} of ${rows.length}${more ? '+' : ''}`;
+    this.status.textContent = index < 0 ? (this.photo.title || '') : `Photo ${index + 1} of ${rows.length}${more ? ' or more' : ''}: ${this.photo.title || 'Untitled'}`;
+    preload([rows[index - 1]?.id, rows[index + 1]?.id]);
+  }
+
+  // MARK: The image
+
+  clearImage() {
+    this.stage.querySelectorAll('img.large, .image-missing').forEach((node) => node.remove());
+    this.image = null;
+    this.natural = null;
+    this.view = null;
+    this.stage.dataset.state = 'empty';
+    this.updateZoomControls();
+  }
+
+  loadImage(id, title) {
+    this.clearImage();
+    this.stage.dataset.state = 'loading';
+    const image = largeImage(id, title, () => {
+      if (this.id !== id || this.image !== image) return;
+      this.showMissing(this.photo.title);
+    });
+    this.image = image;
+    image.addEventListener('load', () => {
+      if (this.id !== id || this.image !== image || !image.naturalWidth) return;
+      this.natural = { width: image.naturalWidth, height: image.naturalHeight };
+      image.style.width = `${this.natural.width}px`;
+      image.style.height = `${this.natural.height}px`;
+      this.apply(fitView(this.natural, this.stageSize()));
+      this.stage.dataset.state = 'shown';
+    });
+    this.stage.prepend(image);
+  }
+
+  showMissing(title) {
+    this.clearImage();
+    const placeholder = missingImage(title);
+    placeholder.append(element('span', { class: 'missing-note', text: 'No image of this photo is available.' }));
+    this.stage.prepend(placeholder);
+    this.stage.dataset.state = 'missing';
+  }
+
+  stageSize() {
+    return { width: this.stage.clientWidth, height: this.stage.clientHeight };
+  }
+
+  apply(view, animate = false) {
+    if (!this.image || !this.natural) return;
+    this.view = view;
+    this.image.classList.toggle('animating', animate);
+    this.image.style.transform = `translate(${view.x}px, ${view.y}px) scale(${view.scale})`;
+    // Whether it is fitted is kept (a resize keeps a fitted photo fitted), also on the
+    // dialog for tests.
+    this.isFit = isFitted(view, this.natural, this.stageSize());
+    this.dialog.dataset.fitted = String(this.isFit);
+    this.dialog.dataset.zoom = String(view.scale);
+    this.updateZoomControls();
+  }
+
+  get fitted() {
+    return !this.view || this.isFit;
+  }
+
+  updateZoomControls() {
+    const ready = Boolean(this.view);
+    for (const button of [this.zoomIn, this.zoomOut, this.zoomToggle]) button.disabled = !ready;
+    this.stage.classList.toggle('zoomed', ready && !this.fitted);
+    if (!ready) {
+      this.zoomToggle.textContent = 'Fit';
+      return;
+    }
+    const percent = `${Math.round(this.view.scale * 100)} %`;
+    this.zoomToggle.textContent = this.fitted ? 'Fit' : percent;
+    this.zoomToggle.setAttribute('aria-label', this.fitted ? `Zoom in (now fitted, ${percent})` : `Fit to the screen (now ${percent})`);
+  }
+
+  zoomBy(factor, point = null, animate = true) {
+    if (!this.view) return;
+    const stage = this.stageSize();
+    const at = point || { x: stage.width / 2, y: stage.height / 2 };
+    this.apply(zoomTo(this.view, this.view.scale * factor, at, this.natural, stage), animate);
+  }
+
+  fit(animate = true) {
+    if (this.view) this.apply(fitView(this.natural, this.stageSize()), animate);
+  }
+
+  toggle(point = null) {
+    if (!this.view) return;
+    const stage = this.stageSize();
+    this.apply(toggleView(this.view, point || { x: stage.width / 2, y: stage.height / 2 }, this.natural, stage), true);
+  }
+
+  local(event) {
+    const box = this.stage.getBoundingClientRect();
+    return { x: event.clientX - box.left, y: event.clientY - box.top };
+  }
+
+  // MARK: The information beside the photo
+
+  renderInfo() {
+    const photo = this.photo;
+    // The title stays the same element (a screen reader's place, a test's reference).
+    let title = this.info.querySelector('#viewer-title');
+    if (!title) title = element('h2', { id: 'viewer-title' });
+    const text = photo.title || (this.detailLoaded ? 'Untitled' : '');
+    if (title.textContent !== text) title.textContent = text;
+    const parts = [];
+    if (photo.subtitle) parts.push(element('p', { class: 'viewer-subtitle', text: photo.subtitle }));
+
+    const facts = element('dl', { class: 'facts' });
+    const fact = (name, ...value) => facts.append(element('dt', { text: name }), element('dd', {}, ...value));
+    if ('photographer' in photo) {
+      const url = externalURL(photo.photographerURL);
+      const name = photo.photographer || 'Unknown photographer';
+      fact('Photographer', url ? externalLink(url, name, { class: 'photographer', 'data-credit': 'photographer' }) : element('span', { class: 'photographer', text: name }));
+    }
+    if (photo.region || photo.country) {
+      const place = element('span', { class: 'place' });
+      const name = regionName(photo.region, photo.country);
+      if (name && photo.regionID) {
+        place.append(element('a', { href: `/regions/${encodeURIComponent(photo.regionID)}`, 'data-link': true, class: 'region-link', text: name }));
+        const full = placeName(photo.region, photo.country);
+        if (full.length > name.length) place.append(full.slice(name.length));
+      } else {
+        place.textContent = placeName(photo.region, photo.country);
+      }
+      fact('Place', place);
+    }
+    if (photo.uploaded) fact('Uploaded', timeElement(photo.uploaded, longDate(photo.uploaded)));
+    // Credit: the photographer (above), the licence by name, linked; the photo's own page.
+    const credited = 'license' in photo || 'pageURL' in photo || this.detailLoaded;
+    if (credited) {
+      const terms = licence(photo);
+      fact('Licence', terms.url ? externalLink(terms.url, terms.name, { 'data-credit': 'license', rel: 'license noopener noreferrer' })
+        : element('span', { class: terms.known ? 'license' : 'license unknown', 'data-credit': 'license', text: terms.name }));
+    }
+    if (facts.childElementCount) parts.push(facts);
+    // The title, the actions and the favorite button stay the same elements (a screen
+    // reader's place, the focus, a test's reference); what is between them is drawn again.
+    const page = externalURL(photo.pageURL);
+    this.pageLink.hidden = !page;
+    if (page) this.pageLink.href = page;
+    else this.pageLink.removeAttribute('href');
+    if (this.hooks.favorites) this.refreshFavorite();
+    this.details.replaceChildren(...parts);
+    if (this.info.firstChild !== title || this.info.childElementCount !== 3) this.info.replaceChildren(title, this.details, this.actions);
+  }
+
+  /** The favorite button's state, once Favorites are known (or changed). */
+  refreshFavorite() {
+    const button = this.favoriteButton;
+    if (!this.hooks.favorites || !this.id) return;
+    const state = this.hooks.favorites.state(this.id);
+    button.hidden = state === null;
+    button.setAttribute('aria-pressed', String(state === true));
+    button.textContent = state ? 'Remove from Favorites' : 'Add to Favorites';
+  }
+
+  // MARK: Input
+
+  wire() {
+    const dialog = this.dialog;
+    dialog.querySelector('#viewer-back').addEventListener('click', () => this.hooks.back());
+    dialog.addEventListener('cancel', (event) => {
+      event.preventDefault();
+      this.hooks.back();
+    });
+    // A dialog closed by the browser itself (a second Escape it did not let the page cancel).
+    dialog.addEventListener('close', () => {
+      if (this.id !== null) this.hooks.back();
+    });
+    this.previousButton.addEventListener('click', () => this.step(-1));
+    this.nextButton.addEventListener('click', () => this.step(1));
+    this.zoomIn.addEventListener('click', () => this.zoomBy(1.5));
+    this.zoomOut.addEventListener('click', () => this.zoomBy(1 / 1.5));
+    this.zoomToggle.addEventListener('click', () => this.toggle());
+    if (document.fullscreenEnabled) {
+      this.fullscreenButton.addEventListener('click', () => this.toggleFullscreen());
+      document.addEventListener('fullscreenchange', () => {
+        const on = document.fullscreenElement === this.body;
+        this.fullscreenButton.setAttribute('aria-pressed', String(on));
+        this.fullscreenButton.setAttribute('aria-label', on ? 'Leave full screen' : 'Full screen');
+        dialog.classList.toggle('fullscreen', on);
+      });
+    } else {
+      this.fullscreenButton.hidden = true;
+    }
+
+    dialog.addEventListener('keydown', (event) => this.key(event));
+
+    const stage = this.stage;
+    stage.addEventListener('wheel', (event) => {
+      if (!this.view) return;
+      event.preventDefault();
+      const unit = event.deltaMode === 1 ? 16 : event.deltaMode === 2 ? stage.clientHeight : 1;
+      const factor = Math.exp(-event.deltaY * unit * (event.ctrlKey ? 0.01 : 0.002));
+      this.zoomBy(factor, this.local(event), false);
+    }, { passive: false });
+    stage.addEventListener('dblclick', (event) => {
+      if (this.lastPointerType === 'touch' || event.target.closest('button')) return;
+      this.toggle(this.local(event));
+    });
+    stage.addEventListener('pointerdown', (event) => this.pointerDown(event));
+    stage.addEventListener('pointermove', (event) => this.pointerMove(event));
+    stage.addEventListener('pointerup', (event) => this.pointerUp(event));
+    stage.addEventListener('pointercancel', (event) => this.pointerUp(event, true));
+
+    new ResizeObserver(() => {
+      if (!this.view) return;
+      const stageSize = this.stageSize();
+      this.apply(this.isFit ? fitView(this.natural, stageSize) : clampView(this.view, this.natural, stageSize));
+    }).observe(stage);
+  }
+
+  key(event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest('input, textarea, select')) return;
+    const handled = () => { event.preventDefault(); event.stopPropagation(); };
+    switch (event.key) {
+      case 'Escape': handled(); this.hooks.back(); break;
+      case 'ArrowLeft': handled(); this.step(-1); break;
+      case 'ArrowRight': handled(); this.step(1); break;
+      case '+': case '=': handled(); this.zoomBy(1.25); break;
+      case '-': case '_': handled(); this.zoomBy(1 / 1.25); break;
+      case '0': handled(); this.fit(); break;
+      case 'f': case 'F': if (!this.fullscreenButton.hidden) { handled(); this.toggleFullscreen(); } break;
+      default: break;
+    }
+  }
+
+  toggleFullscreen() {
+    if (document.fullscreenElement) document.exitFullscreen().catch(() => {});
+    else this.body.requestFullscreen().catch(() => {});
+  }
+
+  pointerDown(event) {
+    if (event.target.closest('button, a') || (event.pointerType === 'mouse' && event.button !== 0)) return;
+    this.lastPointerType = event.pointerType;
+    this.stage.setPointerCapture(event.pointerId);
+    this.pointers.set(event.pointerId, this.local(event));
+    if (!this.view) {
+      this.gesture = { kind: 'swipe', start: this.local(event), time: performance.now(), view: null };
+      return;
+    }
+    this.beginGesture();
+  }
+
+  beginGesture() {
+    const points = [...this.pointers.values()];
+    if (points.length >= 2) {
+      const [a, b] = points;
+      this.gesture = { kind: 'pinch', view: { ...this.view }, mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 },
+        distance: Math.hypot(a.x - b.x, a.y - b.y), moved: true };
+    } else if (points.length === 1) {
+      this.gesture = { kind: this.fitted ? 'swipe' : 'pan', start: points[0], view: { ...this.view }, time: performance.now(), moved: false };
+    }
+    this.image?.classList.remove('animating');
+  }
+
+  pointerMove(event) {
+    if (!this.pointers.has(event.pointerId) || !this.gesture) return;
+    this.pointers.set(event.pointerId, this.local(event));
+    const gesture = this.gesture;
+    const stage = this.stageSize();
+    if (gesture.kind === 'pinch') {
+      const [a, b] = [...this.pointers.values()];
+      if (!b || !this.view) return;
+      const mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+      this.apply(pinchView(gesture.view, gesture.mid, gesture.distance, mid, Math.hypot(a.x - b.x, a.y - b.y), this.natural, stage));
+      return;
+    }
+    const point = this.pointers.get(event.pointerId);
+    const dx = point.x - gesture.start.x, dy = point.y - gesture.start.y;
+    if (Math.hypot(dx, dy) > 6) gesture.moved = true;
+    if (!gesture.moved) return;
+    if (gesture.kind === 'pan') {
+      this.stage.classList.add('dragging');
+      this.apply(clampView({ scale: gesture.view.scale, x: gesture.view.x + dx, y: gesture.view.y + dy }, this.natural, stage));
+    } else if (gesture.view && Math.abs(dx) > Math.abs(dy)) {
+      // A swipe at fit: the photo follows the finger sideways, until it is let go.
+      this.image.style.transform = `translate(${gesture.view.x + dx}px, ${gesture.view.y}px) scale(${gesture.view.scale})`;
+    }
+  }
+
+  pointerUp(event, cancelled = false) {
+    if (!this.pointers.has(event.pointerId)) return;
+    const end = this.local(event);
+    this.pointers.delete(event.pointerId);
+    const gesture = this.gesture;
+    this.stage.classList.remove('dragging');
+    if (!gesture) return;
+    if (gesture.kind === 'pinch') {
+      // One finger left after a pinch: it pans from here.
+      this.beginGesture();
+      if (this.gesture) this.gesture.moved = true;
+      if (this.pointers.size === 0) this.gesture = null;
+      return;
+    }
+    this.gesture = null;
+    const dx = end.x - gesture.start.x, dy = end.y - gesture.start.y;
+    if (gesture.kind === 'swipe' && !cancelled) {
+      if (Math.abs(dx) > swipeDistance && Math.abs(dx) > 1.5 * Math.abs(dy)) {
+        this.step(dx < 0 ? 1 : -1);
+        return;
+      }
+      if (this.view) this.apply(this.view, true);  // back into place
+    }
+    if (!gesture.moved && !cancelled && event.pointerType !== 'mouse') {
+      // A double tap toggles fit and 100 %.
+      const now = performance.now();
+      if (this.lastTap && now - this.lastTap.time < 350 && Math.hypot(end.x - this.lastTap.x, end.y - this.lastTap.y) < 30) {
+        this.lastTap = null;
+        this.toggle(end);
+      } else {
+        this.lastTap = { time: now, x: end.x, y: end.y };
+      }
+    }
+  }
+}
+"""#),
+        "zoom.js": ("text/javascript; charset=utf-8", #"""
+// The photo viewer's geometry, pure (Tests/Web/zoom.test.mjs): an image of `natural` size
+// ({width, height}) drawn in a stage of `stage` size, scaled by `scale` and moved by (x, y)
+// from the stage's top left corner (CSS `translate(x, y) scale(scale)`, origin 0 0).
+
+/** The scale at which the whole image fills the stage along one side ("fit"; small images
+ *  are enlarged to fill the space too). */
+export function fitScale(natural, stage) {
+  if (!natural.width || !natural.height || !stage.width || !stage.height) return 1;
+  return Math.min(stage.width / natural.width, stage.height / natural.height);
+}
+
+/** How far one may zoom: from fit to 4 times the image's pixels, or 4 times fit for an
+ *  image smaller than the stage. */
+export function scaleLimits(natural, stage) {
+  const fit = fitScale(natural, stage);
+  return { min: fit, max: Math.max(4, fit * 4) };
+}
+
+/** The view kept inside the stage: an image narrower (or shorter) than the stage is
+ *  centred that way; a larger one cannot be dragged past its edges. */
+export function clampView(view, natural, stage) {
+  const { min, max } = scaleLimits(natural, stage);
+  const scale = Math.min(max, Math.max(min, view.scale));
+  const place = (offset, length, room) => {
+    const drawn = length * scale;
+    if (drawn <= room) return (room - drawn) / 2;
+    return Math.min(0, Math.max(room - drawn, offset));
+  };
+  return { scale, x: place(view.x, natural.width, stage.width), y: place(view.y, natural.height, stage.height) };
+}
+
+/** The image fitted and centred. */
+export function fitView(natural, stage) {
+  return clampView({ scale: fitScale(natural, stage), x: 0, y: 0 }, natural, stage);
+}
+
+/** Zooms to `scale` keeping the image's point under `point` (stage coordinates) where it is. */
+export function zoomTo(view, scale, point, natural, stage) {
+  const { min, max } = scaleLimits(natural, stage);
+  const next = Math.min(max, Math.max(min, scale));
+  const ratio = next / view.scale;
+  return clampView({ scale: next, x: point.x - (point.x - view.x) * ratio, y: point.y - (point.y - view.y) * ratio }, natural, stage);
+}
+
+/** True when the view shows the image fitted (within rounding). */
+export function isFitted(view, natural, stage) {
+  return Math.abs(view.scale - fitScale(natural, stage)) < 1e-3 * Math.max(1, view.scale);
+}
+
+/**
+ * Double-click or double-tap: from fit to 100 % (the image's own pixels) at `point`, and back.
+ * An image whose own pixels are no larger than fit (a small image on a large screen) goes to
+ * twice fit instead, so that the gesture always zooms in.
+ */
+export function toggleView(view, point, natural, stage) {
+  if (!isFitted(view, natural, stage)) return fitView(natural, stage);
+  const fit = fitScale(natural, stage);
+  const target = fit < 0.9 ? 1 : fit * 2;
+  return zoomTo(view, target, point, natural, stage);
+}
+
+/** One pinch step: the image's point under the fingers' first midpoint follows their midpoint
+ *  now, scaled by how far apart they are compared with the start. */
+export function pinchView(start, startMid, startDistance, mid, distance, natural, stage) {
+  const { min, max } = scaleLimits(natural, stage);
+  const scale = Math.min(max, Math.max(min, start.scale * (distance / Math.max(1, startDistance))));
+  const px = (startMid.x - start.x) / start.scale, py = (startMid.y - start.y) / start.scale;
+  return clampView({ scale, x: mid.x - px * scale, y: mid.y - py * scale }, natural, stage);
 }
 """#),
     ]
@@ -757,6 +2647,11 @@ components:
       type: http
       scheme: bearer
   parameters:
+    after:
+      name: after
+      in: query
+      description: The cursor from the previous page's next link (opaque; a cursor of another list is 400).
+      schema: {type: string, maxLength: 4096, pattern: '^[A-Za-z0-9_-]+$'}
     photoID:
       name: id
       in: path
@@ -954,11 +2849,14 @@ paths:
     get:
       summary: The top regions, by distinct photographers.
       parameters:
-        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 1000, default: 50}}
-        - {name: byCountry, in: query, description: Ordered by country, each region keeping its rank., schema: {type: boolean, default: false}}
+        - {name: limit, in: query, description: Regions a page holds (the first page is the top regions)., schema: {type: integer, minimum: 1, maximum: 1000, default: 50}}
+        - {name: byCountry, in: query, description: Ordered by country, each region keeping its rank (not paged)., schema: {type: boolean, default: false}}
+        - {$ref: '#/components/parameters/after'}
       responses:
         "200":
-          description: Regions, ranked from 1.
+          description: Regions, ranked from 1; past the top 50 by following the next link.
+          headers:
+            Link: {description: 'Where the next page is: `<PATH>; rel="next"` (absent on the last page).', schema: {type: string}}
           content:
             application/json:
               schema: {type: array, items: {$ref: '#/components/schemas/RegionRow'}}
@@ -980,10 +2878,14 @@ paths:
       summary: A region's photos, by title as the Finder sorts.
       parameters:
         - {$ref: '#/components/parameters/regionID'}
-        - {name: byPhotographer, in: query, schema: {type: boolean, default: false}}
+        - {name: byPhotographer, in: query, description: Not paged., schema: {type: boolean, default: false}}
+        - {name: limit, in: query, description: Photos a page holds; without limit or after, every photo., schema: {type: integer, minimum: 1, maximum: 1000, default: 100}}
+        - {$ref: '#/components/parameters/after'}
       responses:
         "200":
-          description: The photos.
+          description: The photos (a page of them with limit or after).
+          headers:
+            Link: {description: 'Where the next page is: `<PATH>; rel="next"` (absent on the last page).', schema: {type: string}}
           content:
             application/json:
               schema: {type: array, items: {$ref: '#/components/schemas/PhotoRow'}}
@@ -1171,6 +3073,66 @@ paths:
         "400": {$ref: '#/components/responses/Error'}
         "401": {$ref: '#/components/responses/Unauthorized'}
         "429": {$ref: '#/components/responses/Error'}
+  /api/search:
+    get:
+      summary: Regions and photos whose text holds every word (title, description, photographer, region, country).
+      description: |
+        Words match in any order, each the beginning of a word, case and accents aside
+        ("eclair" finds "ÉCLAIR", "queb" finds "Quebec"). Photos with every word in their
+        title come first, then the others, each most recently stored first. Regions (at most
+        10, in top-regions order) come on the first page of a search without `region`.
+      parameters:
+        - {name: q, in: query, required: true, schema: {type: string, maxLength: 200}}
+        - {name: region, in: query, description: Photos of this region (its Flickr place id) only., schema: {type: string}}
+        - {name: limit, in: query, description: Photos a page holds., schema: {type: integer, minimum: 1, maximum: 1000, default: 24}}
+        - {$ref: '#/components/parameters/after'}
+      responses:
+        "200":
+          description: The matches.
+          headers:
+            Link: {description: 'Where the next page is: `<PATH>; rel="next"` (absent on the last page).', schema: {type: string}}
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [query, regions, photos, next]
+                additionalProperties: false
+                properties:
+                  query: {type: string, description: The words as read (folded).}
+                  regions: {type: array, items: {$ref: '#/components/schemas/RegionRow'}}
+                  photos: {type: array, items: {$ref: '#/components/schemas/PhotoDetail'}}
+                  next: {type: string, nullable: true, description: The next page's path and query; null on the last page.}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+        "404": {$ref: '#/components/responses/Error'}
+  /api/me:
+    get:
+      summary: The user whose token the request carries.
+      security: [{bearer: []}]
+      responses:
+        "200":
+          description: The user.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [name]
+                additionalProperties: false
+                properties:
+                  name: {type: string}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
+  /api/openapi.yaml:
+    get:
+      summary: This document.
+      responses:
+        "200":
+          description: The OpenAPI document.
+          content:
+            application/yaml:
+              schema: {type: string}
+        "400": {$ref: '#/components/responses/Error'}
+        "401": {$ref: '#/components/responses/Unauthorized'}
   /api/status:
     get:
       summary: What the store holds, the last sync, the daemon and the rate limit (as `status --json`).

@@ -27,7 +27,9 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:
     webdriver = None
@@ -106,7 +108,9 @@ class PageTests(unittest.TestCase):
         self.wait(lambda driver: driver.execute_script("return document.readyState") == "complete")
 
     def wait(self, condition, timeout=15, message=""):
-        return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(condition, message)
+        # A live list redraws rows: an element found a moment ago may be gone.
+        return WebDriverWait(self.driver, timeout, poll_frequency=0.05,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
 
     def dom_ids(self, list_name):
         return self.driver.execute_script(
@@ -123,6 +127,8 @@ class PageTests(unittest.TestCase):
         if self.driver.execute_script("return localStorage.getItem('topregions.token')") == self.token:
             return
         field = self.driver.find_element(By.ID, "token")
+        if not field.is_displayed():
+            self.driver.find_element(By.ID, "sign-in-button").click()  # the token form opens from the header
         field.send_keys(self.token)
         field.submit()
         self.wait(lambda driver: driver.find_element(By.ID, "signed-in").is_displayed())
@@ -146,7 +152,7 @@ class PageTests(unittest.TestCase):
         self.open("/")
         regions = [region["id"] for region in self.server.get_json("/api/regions")]
         self.wait_for_list("regions", regions)
-        self.wait(lambda driver: driver.find_element(By.ID, "sign-in").is_displayed(), message="the sign-in form is back")
+        self.wait(lambda driver: driver.find_element(By.ID, "sign-in-button").is_displayed(), message="the sign-in button is back")
         self.assertIsNone(self.driver.execute_script("return localStorage.getItem('topregions.token')"))
         self.assertIn("no longer valid", self.driver.find_element(By.ID, "notice").text)
 
@@ -157,6 +163,7 @@ class PageTests(unittest.TestCase):
         regions = [region["id"] for region in self.server.get_json("/api/regions")]
         self.wait_for_list("regions", regions)
         self.assertIsNone(self.driver.execute_script("return localStorage.getItem('topregions.token')"))
+        self.driver.find_element(By.ID, "sign-in-button").click()
         field = self.driver.find_element(By.ID, "token")
         field.send_keys("trk_\u4e2d\u6587")
         field.submit()
@@ -173,15 +180,25 @@ class PageTests(unittest.TestCase):
         self.wait(lambda driver: driver.current_url.endswith(f"/regions/{regions[0]}"))
         photos = self.api(f"/api/regions/{regions[0]}/photos")
         self.wait_for_list("photos", [photo["id"] for photo in photos])
-        image = self.driver.find_element(By.CSS_SELECTOR, "[data-list='photos'] img")
-        self.assertEqual(image.get_attribute("alt"), photos[0]["title"])
-        self.assertEqual(image.get_attribute("loading"), "lazy")
+        # The first tile: its image (lazy, its title as alt text), or the placeholder that
+        # names it when the photo has no image.
+        first = self.driver.execute_script("""
+            const frame = document.querySelector("[data-list='photos'] > li .frame");
+            const image = frame.querySelector('img'), missing = frame.querySelector('.image-missing');
+            return image ? {alt: image.alt, loading: image.loading} : {label: missing.getAttribute('aria-label')}""")
+        if "label" in first:
+            self.assertEqual(first["label"], f"No image: {photos[0]['title']}")
+        else:
+            self.assertEqual(first, {"alt": photos[0]["title"], "loading": "lazy"})
         self.driver.find_element(By.CSS_SELECTOR, "[data-list='photos'] > li a").click()
         self.wait(lambda driver: driver.current_url.endswith(f"/photos/{photos[0]['id']}"))
-        self.wait(lambda driver: driver.find_element(By.ID, "detail-heading").text == photos[0]["title"])
+        self.wait(lambda driver: driver.find_element(By.ID, "viewer-title").text == photos[0]["title"])
         self.screenshot("photo", 1280, 900)
         self.screenshot("photo", 390, 844)
         self.driver.set_window_size(1280, 900)
+        # The viewer covers the page: Escape goes back to the region.
+        ActionChains(self.driver).send_keys(Keys.ESCAPE).perform()
+        self.wait(lambda driver: driver.current_url.endswith(f"/regions/{regions[0]}"))
         # The view went to this user's Recents: first there.
         self.driver.find_element(By.CSS_SELECTOR, "nav a[data-list='recents']").click()
         self.wait(lambda driver: driver.current_url.endswith("/recents"))
@@ -226,20 +243,26 @@ class PageTests(unittest.TestCase):
         self.open(f"/regions/{region['id']}")
         self.wait_for_list("photos", [row["id"] for row in self.api(f"/api/regions/{region['id']}/photos")])
         self.driver.find_element(By.CSS_SELECTOR, f"[data-list='photos'] > li[data-id='{photo['id']}'] a").click()
-        self.wait(lambda driver: driver.find_element(By.ID, "detail-heading").text == photo["title"])
+        self.wait(lambda driver: driver.find_element(By.ID, "viewer-title").text == photo["title"])
         self.driver.back()
         self.wait(lambda driver: driver.current_url.endswith(f"/regions/{region['id']}"))
         self.wait(lambda driver: len(self.dom_ids("photos")) > 0)
         self.open(f"/photos/{photo['id']}")
-        self.wait(lambda driver: driver.find_element(By.ID, "detail-heading").text == photo["title"])
+        self.wait(lambda driver: driver.find_element(By.ID, "viewer-title").text == photo["title"])
         self.open("/recents")
         self.wait(lambda driver: driver.find_element(By.ID, "list-heading").text == "Recents")
-        # A phone's width: a navigation stack with a back button.
+        # A phone's width: a navigation stack with a back button; the photo opens over the
+        # whole screen (nothing under the header), over the photo's region.
         self.driver.set_window_size(390, 844)
         self.open(f"/photos/{photo['id']}")
-        back = self.wait(lambda driver: driver.find_element(By.CSS_SELECTOR, "#detail-pane .back"))
-        self.assertTrue(back.is_displayed())
+        back = self.wait(lambda driver: driver.find_element(By.ID, "viewer-back"))
+        self.wait(lambda driver: back.is_displayed())
+        self.assertEqual(self.driver.execute_script("return document.getElementById('viewer').getBoundingClientRect().top"), 0)
         self.assertFalse(self.driver.find_element(By.ID, "list-pane").is_displayed())
+        back.click()
+        self.wait(lambda driver: driver.current_url.endswith(f"/regions/{region['id']}"))
+        back = self.driver.find_element(By.CSS_SELECTOR, "#detail-pane .back")
+        self.assertTrue(back.is_displayed())
         self.driver.set_window_size(1280, 900)
 
     def test_4_a_title_with_markup_is_text(self):
@@ -251,9 +274,9 @@ class PageTests(unittest.TestCase):
         self.open(f"/regions/{region['id']}")
         self.wait(lambda driver: title in [element.text for element in driver.find_elements(By.CSS_SELECTOR, "[data-list='photos'] .title")])
         self.open(f"/photos/{photo['id']}")
-        self.wait(lambda driver: driver.find_element(By.ID, "detail-heading").text == title)
+        self.wait(lambda driver: driver.find_element(By.ID, "viewer-title").text == title)
         self.assertIsNone(self.driver.execute_script("return window.__ran ?? null"))
-        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#detail-heading img, #detail-heading script"), [])
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#viewer-title img, #viewer-title script, .tile img[src='x']"), [])
         headers = self.server.request("GET", "/")[1]
         self.assertIn("script-src 'self'", headers["content-security-policy"])
 
