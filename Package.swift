@@ -130,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GalleryAPITests",
-            dependencies: ["GalleryAPI", "HTTPServer", "TopRegionsKit", "Flickr"]
+            dependencies: ["GalleryAPI", "HTTPServer", "TopRegionsKit"]
         ),
         .testTarget(
             name: "PostgreSQLTests",

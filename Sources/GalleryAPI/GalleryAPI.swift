@@ -88,8 +88,10 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         switch endpoint {
         case .regions, .regionPhotos, .photo, .status:
             return .now(try catalogue(endpoint, request))
-        case .thumbnail(let id), .image(let id):
-            return try image(flickrID: id, large: endpoint == .image(id), request)
+        case .thumbnail(let id):
+            return try image(flickrID: id, thumbnail: true, request)
+        case .image(let id):
+            return try image(flickrID: id, thumbnail: false, request)
         case .sync:
             return .now(try startSync(request))
         case .regionsChanges, .regionPhotosChanges, .recentsChanges, .favoritesChanges:
