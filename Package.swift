@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Store", targets: ["Store"]),
         .library(name: "Flickr", targets: ["Flickr"]),
+        .library(name: "ImageCodec", targets: ["ImageCodec"]),
         .library(name: "ResultsController", targets: ["ResultsController"]),
         .library(name: "TopRegionsKit", targets: ["TopRegionsKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
@@ -39,7 +40,20 @@ let package = Package(
         // libcurl, loaded with dlopen on the first HTTP request (its headers are needed to
         // build; the library only at run time, and only by processes that go online).
         .target(name: "CCurlTransfer", linkerSettings: [.linkedLibrary("dl")]),
-        .target(name: "Flickr", dependencies: ["CCurlTransfer"]),
+        // libjpeg-turbo, Debian's libjpeg62-turbo-dev: images are decoded whole before they are
+        // kept, resized, and SampleData's pictures are encoded with it.
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        // libjpeg behind a plain C API (its errors jump back with setjmp instead of exiting
+        // the process), a resampler, and SampleData's picture drawing. Optimised in debug
+        // builds too: the pictures are drawn pixel by pixel, and the tests draw thousands.
+        .target(name: "CImageCodec", dependencies: ["CJPEG"], cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
+        // JPEG decoding, encoding and resizing for Swift.
+        .target(name: "ImageCodec", dependencies: ["CImageCodec"]),
+        .target(name: "Flickr", dependencies: ["CCurlTransfer", "ImageCodec", "CImageCodec"]),
         // mallopt, which Swift's Glibc module does not import: the daemon caps its arenas.
         .target(name: "CProcessMemory"),
         .target(name: "ResultsController", dependencies: ["Store"]),
@@ -95,7 +109,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FlickrTests",
-            dependencies: ["Flickr", "TestSupport", "SampleDataSupport"]
+            dependencies: ["Flickr", "TestSupport", "SampleDataSupport", "ImageCodec"]
+        ),
+        .testTarget(
+            name: "ImageCodecTests",
+            dependencies: ["ImageCodec"]
         ),
         .testTarget(
             name: "ResultsControllerTests",
@@ -104,11 +122,11 @@ let package = Package(
         .testTarget(
             name: "TopRegionsKitTests",
             dependencies: ["TopRegionsKit", "Flickr", "ResultsController", "Store", "TestSupport", "CSQLite", "gallery-fixture", "SampleDataSupport",
-                           "PostgreSQL", "PostgresStore"]
+                           "PostgreSQL", "PostgresStore", "ImageCodec"]
         ),
         .testTarget(
             name: "CLITests",
-            dependencies: ["TestSupport", "SampleDataSupport", "TopRegionsKit", "ResultsController", "Store", "topregions"]
+            dependencies: ["TestSupport", "SampleDataSupport", "TopRegionsKit", "ResultsController", "Store", "topregions", "ImageCodec"]
         ),
         .testTarget(
             name: "GalleryAPITests",

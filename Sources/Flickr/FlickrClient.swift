@@ -57,9 +57,10 @@ public final class FlickrClient: Sendable {
         try await imageData(at: try photo.requireImageURL(size, base: configuration.imageBase))
     }
 
-    /// The bytes of an image, checked: a response that is not a JPEG, PNG, GIF or WebP
-    /// image, or is larger than `maximumImageBytes`, throws `notAnImage` (or
-    /// `responseTooLarge`) naming the URL.
+    /// The bytes of an image, checked: a response that is not a whole JPEG, decoded to its
+    /// last scanline, throws `notAnImage`, and one larger than `maximumImageBytes`
+    /// `responseTooLarge`, naming the URL. Decoding is a few milliseconds of CPU for a
+    /// 1024-pixel image; it is done before the bytes are kept anywhere.
     public func imageData(at url: URL) async throws -> Data {
         let response = try await send(url, method: nil, page: nil, countsAsCall: false, maximumBytes: configuration.maximumImageBytes)
         counters.withLock { $0.imageDownloads += 1 }

@@ -1,11 +1,14 @@
 import Foundation
+import ImageCodec
 
 /// What makes a response an image worth keeping: a declared type that is an image (or
-/// none), bytes that start as JPEG, PNG, GIF or WebP do, and a size under the cap. A CDN's
-/// error page served with status 200, or megabytes of anything else, is refused before it
-/// is stored.
+/// none), and a whole JPEG, decoded to its last scanline. A CDN's error page served with
+/// status 200 (whatever its Content-Type says), a JPEG header followed by anything else, or
+/// a file cut short is refused before it is stored. Flickr serves every size as JPEG, and
+/// only JPEG can be decoded here: PNG, GIF and WebP (originals may be those) are refused
+/// too, by name.
 enum ImageCheck {
-    /// The formats Flickr serves, by their first bytes.
+    /// The formats an image server may send, by their first bytes.
     static func format(of bytes: Data) -> String? {
         let head = [UInt8](bytes.prefix(12))
         if head.starts(with: [0xFF, 0xD8, 0xFF]) { return "JPEG" }
@@ -15,7 +18,7 @@ enum ImageCheck {
         return nil
     }
 
-    /// Throws `notAnImage`, naming the URL, unless the response holds an image.
+    /// Throws `notAnImage`, naming the URL, unless the response holds a whole JPEG.
     static func validate(_ response: TransportResponse, url: String) throws {
         if let declared = response.headers["content-type"]?.lowercased().split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces), !declared.isEmpty,
@@ -25,32 +28,27 @@ enum ImageCheck {
         guard let format = format(of: response.body) else {
             throw FlickrError(.notAnImage, "\(url) is not an image: \(response.body.count) bytes that are not JPEG, PNG, GIF or WebP; nothing stored")
         }
-        guard isComplete(response.body, format: format) else {
-            throw FlickrError(.notAnImage, "\(url) is a \(format) cut short: \(response.body.count) bytes without the format's end; nothing stored")
+        guard format == "JPEG" else {
+            throw FlickrError(.notAnImage, "\(url) is a \(format) image: only JPEG images, as Flickr serves its sizes, are kept; nothing stored")
+        }
+        guard isComplete(response.body) else {
+            throw FlickrError(.notAnImage, "\(url) is a JPEG cut short: \(response.body.count) bytes without the format's end; nothing stored")
+        }
+        do {
+            try JPEG.check(response.body)
+        } catch {
+            throw FlickrError(.notAnImage, "\(url) is not an image: \(error); nothing stored")
         }
     }
 
-    /// Whether the bytes reach their format's end: a server that closes early, or says a
-    /// cut body's length, would otherwise leave a half image kept for good. Zero bytes of
-    /// padding after the end are allowed.
-    static func isComplete(_ bytes: Data, format: String) -> Bool {
+    /// Whether a JPEG's bytes reach its end marker (EOI): a server that closes early, or says
+    /// a cut body's length, would otherwise leave a half image. Up to 4 KiB of zero bytes of
+    /// padding after the end are allowed; anything else after it is not.
+    static func isComplete(_ bytes: Data) -> Bool {
         let data = [UInt8](bytes)
         var end = data.count
         while end > 0, data[end - 1] == 0, data.count - end < 4096 { end -= 1 }
-        let body = data[..<end]
-        switch format {
-        case "JPEG": return body.suffix(2).elementsEqual([0xFF, 0xD9])  // EOI
-        case "PNG": return body.count >= 20 && body.dropLast(4).suffix(4).elementsEqual(Array("IEND".utf8))
-        case "GIF": return body.last == 0x3B  // trailer
-        case "WebP":
-            // RIFF's length, and a first chunk that is an image (VP8, VP8L or VP8X) with its
-            // header: a RIFF header alone is no picture.
-            guard data.count >= 20 else { return false }
-            let declared = data[4..<8].reversed().reduce(0) { $0 << 8 | Int($1) }
-            let chunk = String(decoding: data[12..<16], as: UTF8.self)
-            return declared >= 12 && declared + 8 <= data.count && ["VP8 ", "VP8L", "VP8X"].contains(chunk)
-        default: return true
-        }
+        return data[..<end].suffix(2).elementsEqual([0xFF, 0xD9])
     }
 
     /// A server's text as a message may quote it: printable ASCII, at most 60 characters.

@@ -1,13 +1,52 @@
 import Foundation
 
-/// The sizes of a photo's image that TopRegions uses.
+/// The sizes of a photo's image, by Flickr's URL suffix: the squares are crops, the others
+/// are the whole photo with its longest side at most that many pixels.
 public enum PhotoSize: String, Sendable, CaseIterable {
     /// 75×75 square, the thumbnail (`s`).
     case square = "s"
+    /// 150×150 square (`q`), for grids.
+    case largeSquare = "q"
+    /// 320 on the longest side (`n`).
+    case small320 = "n"
+    /// 640 on the longest side (`z`).
+    case medium640 = "z"
+    /// 800 on the longest side (`c`).
+    case medium800 = "c"
     /// 1024 on the longest side (`b`), the course's "large".
     case large = "b"
     /// The uploaded original (`o`), with its own secret and format.
     case original = "o"
+
+    /// The sizes a gallery shows, smallest first: every size but the original.
+    public static let gallerySizes: [PhotoSize] = [.square, .largeSquare, .small320, .medium640, .medium800, .large]
+
+    /// Whether it is a square crop (`s`, `q`).
+    public var isSquare: Bool { self == .square || self == .largeSquare }
+
+    /// The side of a square, or the longest side of the others; nil for the original.
+    public var longestSide: Int? {
+        switch self {
+        case .square: return 75
+        case .largeSquare: return 150
+        case .small320: return 320
+        case .medium640: return 640
+        case .medium800: return 800
+        case .large: return 1024
+        case .original: return nil
+        }
+    }
+
+    /// The pixels of this size of a photo whose largest image is `width × height`: a
+    /// square is always its side; the others keep the aspect, and are never larger than
+    /// the photo (Flickr does not enlarge).
+    public func pixelSize(ofWidth width: Int, height: Int) -> (width: Int, height: Int) {
+        guard let side = longestSide, width > 0, height > 0 else { return (width, height) }
+        if isSquare { return (side, side) }
+        if max(width, height) <= side { return (width, height) }
+        if width >= height { return (side, max(1, Int((Double(height) * Double(side) / Double(width)).rounded()))) }
+        return (max(1, Int((Double(width) * Double(side) / Double(height)).rounded())), side)
+    }
 }
 
 extension FlickrPhoto {
@@ -19,7 +58,7 @@ extension FlickrPhoto {
         guard let server = nonEmpty(server), Self.isSafePathPiece(id), Self.isSafePathPiece(server) else { return nil }
         let file: String
         switch size {
-        case .square, .large:
+        case .square, .largeSquare, .small320, .medium640, .medium800, .large:
             guard let secret = nonEmpty(secret), Self.isSafePathPiece(secret) else { return nil }
             file = "\(id)_\(secret)_\(size.rawValue).jpg"
         case .original:

@@ -3,12 +3,12 @@ import Foundation
 /// Answers Flickr requests from the bundled SampleData (see `SampleData/generate.py`), so
 /// the product runs with no network and no key. It serves the same URLs as Flickr:
 /// `photos.search` pages (re-paged when `per_page` differs from the files', filtered by
-/// `min_upload_date`), `places.getInfo` (an unknown place is Flickr's error 2), and image
-/// files under the image base.
+/// `min_upload_date`), `places.getInfo` (an unknown place is Flickr's error 2), and every
+/// photo's images at every size under the image base (`SampleDataTransport+Images.swift`).
 public struct SampleDataTransport: FlickrTransport {
     /// The SampleData folder the answers come from.
     public let directory: URL
-    private let manifest: Manifest
+    let manifest: Manifest
 
     struct Manifest: Decodable, Sendable {
         var photos: Int
@@ -134,7 +134,7 @@ public struct SampleDataTransport: FlickrTransport {
         return TransportResponse(status: 200, headers: contentType(format), body: body)
     }
 
-    // MARK: places.getInfo and images
+    // MARK: places.getInfo
 
     private func placeInfo(_ placeID: String, format: ResponseFormat) throws -> TransportResponse {
         guard Self.isSafeFileName(placeID) else {
@@ -146,13 +146,6 @@ public struct SampleDataTransport: FlickrTransport {
             return Self.failure(code: 2, message: "Not a valid place id", format: format)
         }
         return TransportResponse(status: 200, headers: contentType(format), body: data)
-    }
-
-    private func image(named name: String) throws -> TransportResponse {
-        guard Self.isSafeFileName(name), let data = try? Data(contentsOf: directory.appendingPathComponent("images").appendingPathComponent(name)) else {
-            return TransportResponse(status: 404, headers: ["content-type": "text/plain"], body: Data("not found".utf8))
-        }
-        return TransportResponse(status: 200, headers: ["content-type": "image/jpeg"], body: data)
     }
 
     /// Names that cannot leave their folder: letters, digits, `.`, `_`, `-`, not all dots.

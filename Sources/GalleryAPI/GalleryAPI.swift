@@ -99,8 +99,10 @@ public final class GalleryAPI: HTTPHandler, Sendable {
             guard let user else { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
             _ = try QueryArguments(request, allowed: [])
             return .now(try json(Me(name: user.name), for: request, headers: [("Cache-Control", "no-store")]))
-        case .thumbnail(let id), .image(let id):
-            return try image(flickrID: id, large: endpoint == .image(id), request)
+        case .thumbnail(let id):
+            return try image(flickrID: id, thumbnail: true, request)
+        case .image(let id):
+            return try image(flickrID: id, thumbnail: false, request)
         case .sync:
             return .now(try startSync(request))
         case .regionsChanges, .regionPhotosChanges, .recentsChanges, .favoritesChanges:

@@ -1,22 +1,33 @@
 import CDigest
+import Flickr
 import Foundation
 import HTTPServer
 import TopRegionsKit
 
-// A photo's thumbnail and large image: the bytes, fetched on demand and kept as the CLI
-// keeps them (thumbnails in the store, large images in the bounded file cache), with an
-// entity tag that caches revalidate on every use: a photo replaced on Flickr (a new secret)
-// has new bytes under the same URL.
+// A photo's thumbnail and its image in any of the gallery's sizes: the bytes, fetched on
+// demand and kept as the CLI keeps them (the thumbnail in the store, the other sizes in
+// the bounded file cache), with an entity tag that caches revalidate on every use: a photo
+// replaced on Flickr (a new secret) has new bytes under the same URL.
 extension GalleryAPI {
-    func image(flickrID: String, large: Bool, _ request: HTTPRequest) throws -> HTTPReply {
-        _ = try QueryArguments(request, allowed: [])
+    /// `/thumbnail` (no arguments), or `/image?size=` (default `b`, the large image).
+    func image(flickrID: String, thumbnail: Bool, _ request: HTTPRequest) throws -> HTTPReply {
+        let size: PhotoSize
+        if thumbnail {
+            _ = try QueryArguments(request, allowed: [])
+            size = .square
+        } else {
+            let query = try QueryArguments(request, allowed: ["size"])
+            let letter = try query.choice("size", default: PhotoSize.large.rawValue, among: PhotoSize.gallerySizes.map(\.rawValue))
+            size = PhotoSize(rawValue: letter) ?? .large
+        }
         let gallery = gallery
         let configuration = configuration
         return .later { [self] in
             do {
-                let data = large
-                    ? try await gallery.image(flickrID: flickrID, from: configuration.imageSource, cacheDirectory: configuration.imageCacheDirectory)
-                    : try await gallery.thumbnail(flickrID: flickrID, from: configuration.imageSource)
+                let data = thumbnail
+                    ? try await gallery.thumbnail(flickrID: flickrID, from: configuration.imageSource)
+                    : try await gallery.image(flickrID: flickrID, size: size, from: configuration.imageSource,
+                                              cacheDirectory: configuration.imageCacheDirectory)
                 return imageResponse(Array(data), request)
             } catch {
                 return errorResponse(APIError.from(error), for: request)

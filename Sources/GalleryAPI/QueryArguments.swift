@@ -36,6 +36,15 @@ struct QueryArguments {
     /// Whether the argument was given at all.
     func has(_ name: String) -> Bool { values[name] != nil }
 
+    /// One of the words `among`, or `default` when absent.
+    func choice(_ name: String, default fallback: String, among allowed: [String]) throws(APIError) -> String {
+        guard let given = values[name] else { return fallback }
+        guard let word = given, allowed.contains(word) else {
+            throw .badRequest("\(name) must be one of \(allowed.joined(separator: ", ")), not \"\(LogText.escaped(given ?? "", limit: 32))\"")
+        }
+        return word
+    }
+
     /// `true`/`false` (also `1`/`0`; a name alone is true), or `default` when absent.
     func boolean(_ name: String, default fallback: Bool = false) throws(APIError) -> Bool {
         guard let given = values[name] else { return fallback }

@@ -2940,9 +2940,13 @@ paths:
         "503": {$ref: '#/components/responses/Error'}
   /api/photos/{id}/image:
     get:
-      summary: The photo's large image (fetched on demand; kept in a bounded file cache).
+      summary: The photo's image in a size, the large one by default (fetched on demand, decoded whole; kept in a bounded file cache, the 75 square in the store).
       parameters:
         - {$ref: '#/components/parameters/photoID'}
+        - name: size
+          in: query
+          description: "Flickr's size letter: s 75×75 square (the thumbnail), q 150×150 square, n 320, z 640, c 800, b 1024 pixels on the longest side (never enlarged). Another value is 400."
+          schema: {type: string, enum: [s, q, n, z, c, b], default: b}
         - {name: If-None-Match, in: header, schema: {type: string}}
       responses:
         "200":

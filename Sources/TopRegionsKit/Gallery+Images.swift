@@ -22,15 +22,27 @@ extension GalleryWriting {
     /// The photo's square thumbnail: from the store, else downloaded once and kept there.
     public func thumbnail(flickrID: String, from source: ImageSource) async throws -> Data {
         let id = try photoRowID(flickrID: flickrID)
-        let client = try imageClient(source, recorded: try setting(.imageBase))
+        let recorded = try setting(.imageBase)
+        let client = try imageClient(source, recorded: recorded)
+        let key = ["thumbnail", storeIdentity, source.imageBase?.absoluteString ?? recorded ?? "", String(id)].joined(separator: "\n")
         return try await imageErrors(flickrID, client: client) {
-            try await ThumbnailLoader(gallery: self, client: client.client).thumbnail(photoID: id)
+            try await ImageDownloads.shared.load(key) {
+                try await ThumbnailLoader(gallery: self, client: client.client).thumbnail(photoID: id)
+            }
         }
     }
 
-    /// The photo's large image: from the file cache in `cacheDirectory`, else downloaded and
-    /// cached there (bounded, oldest used dropped first); never kept in the store.
-    public func image(flickrID: String, from source: ImageSource, cacheDirectory: URL) async throws -> Data {
+    /// The photo's image in `size` (one of `PhotoSize.gallerySizes`): the square thumbnail
+    /// from the store, as `thumbnail` gives it; any other size from the file cache in
+    /// `cacheDirectory`, else downloaded, decoded whole, and cached there (bounded, oldest
+    /// used dropped first); never kept in the store. Concurrent requests for one image
+    /// share one download.
+    public func image(flickrID: String, size: PhotoSize = .large, from source: ImageSource, cacheDirectory: URL) async throws -> Data {
+        guard PhotoSize.gallerySizes.contains(size) else {
+            throw GalleryError(.invalidArgument, "no image of size \(size.rawValue) is served; the sizes are "
+                               + PhotoSize.gallerySizes.map(\.rawValue).joined(separator: ", "))
+        }
+        if size == .square { return try await thumbnail(flickrID: flickrID, from: source) }
         let id = try photoRowID(flickrID: flickrID)
         let cache = try ImageCache(directory: cacheDirectory)
         guard let record = try await writableStore.reading({ try $0.fetchOne(PhotoRecord.self, id: id) }) else {
@@ -43,14 +55,19 @@ extension GalleryWriting {
         let base = source.imageBase?.absoluteString ?? recorded ?? ""
         let origin = [storeIdentity, base, record.secret ?? "", record.server ?? ""].joined(separator: "\n")
         let originKey = String(try APIToken.hash(origin).prefix(16))
-        if let cached = try cache.data(flickrID: flickrID, size: .large, origin: originKey) { return cached }
+        if let cached = try cache.data(flickrID: flickrID, size: size, origin: originKey) { return cached }
         let client = try imageClient(source, recorded: recorded)
-        let data = try await imageErrors(flickrID, client: client) {
-            try await client.client.image(of: FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server,
-                                                         farm: record.farm.map(Int.init)), size: .large)
+        let photo = FlickrPhoto(id: record.flickrID, owner: "", secret: record.secret, server: record.server, farm: record.farm.map(Int.init))
+        let file = try cache.fileURL(flickrID: flickrID, size: size, origin: originKey)
+        return try await imageErrors(flickrID, client: client) {
+            try await ImageDownloads.shared.load(file.path) {
+                // A download that ended just before this one began has kept the bytes.
+                if let cached = try cache.data(flickrID: flickrID, size: size, origin: originKey) { return cached }
+                let data = try await client.client.image(of: photo, size: size)
+                try cache.store(data, flickrID: flickrID, size: size, origin: originKey)
+                return data
+            }
         }
-        try cache.store(data, flickrID: flickrID, size: .large, origin: originKey)
-        return data
     }
 
     /// A client for images: SampleData's files, or HTTP under an image base (the one given,
@@ -69,14 +86,18 @@ extension GalleryWriting {
                            fromSampleData: true)
     }
 
-    /// Image failures in words: SampleData's few images, a server's answer naming the URL.
+    /// Image failures in words: a photo SampleData does not hold, a server's answer naming
+    /// the URL.
     private func imageErrors(_ flickrID: String, client: ImageClient,
                              _ body: () async throws -> Data) async throws -> Data {
         do {
             return try await body()
-        } catch let error as FlickrError where client.fromSampleData && (error.kind == .http(status: 404) || error.kind == .notInSampleData) {
-            throw GalleryError(.noImage, "SampleData holds images for a few photos only, and none for photo \(flickrID)",
+        } catch let error as FlickrError where client.fromSampleData && error.kind == .http(status: 404) {
+            // Every photo SampleData holds has images: this one came from another SampleData.
+            throw GalleryError(.noImage, "SampleData holds no photo \(flickrID): the store was synced from other data",
                                hint: "give --image-base URL to fetch it from a server")
+        } catch let error as FlickrError where client.fromSampleData && error.kind == .notInSampleData {
+            throw GalleryError(.noImage, error.message)
         } catch let error as FlickrError where error.kind == .missingURLPiece {
             // Flickr did not say where the photo's images are (no secret or server): no
             // server was asked, and none failed.
@@ -88,7 +109,7 @@ extension GalleryWriting {
 }
 
 /// Where images come from: the client, and whether it reads SampleData's files.
-private struct ImageClient {
+private struct ImageClient: Sendable {
     let client: FlickrClient
     let fromSampleData: Bool
 }

@@ -23,7 +23,8 @@ public struct GalleryError: Error, Sendable, CustomStringConvertible, Equatable 
         /// The sync source failed; `temporary` when trying again later may help (a
         /// connection refused, a timeout, HTTP 5xx, Flickr's 105).
         case source(temporary: Bool)
-        /// A photo has no image to give (SampleData holds images for a few photos only).
+        /// A photo has no image to give: Flickr sent no secret for it, or the SampleData its
+        /// store was synced from is not the one found now.
         case noImage
         /// Another process (on any host) runs a sync pass: it holds the gallery's sync lock.
         case syncRunning(pid: Int32?)

@@ -6,12 +6,16 @@ import Store
 import TopRegionsKit
 
 /// http.regions: `GET /api/regions` under load (wrk) against nginx serving the same bytes
-/// as a static file. http.fanout: 10,000 change-stream subscribers, one commit from another
-/// process, the time until every subscriber has the batch.
+/// as a static file. http.image: a cached image the same way. http.fanout: 10,000
+/// change-stream subscribers, one commit from another process, the time until every
+/// subscriber has the batch.
 enum HTTPBenchmarks {
     static let scenarios = [
         Scenario(name: "http.regions", summary: "GET /api/regions, 64 connections with wrk, vs nginx serving the same bytes") { quick in
             try regions(seconds: quick ? 2 : 10)
+        },
+        Scenario(name: "http.image", summary: "GET /api/photos/{id}/image?size=z (cached), 64 connections with wrk, vs nginx serving the same file") { quick in
+            try image(seconds: quick ? 2 : 10)
         },
         Scenario(name: "http.fanout", summary: "10,000 SSE subscribers to the top regions; one commit moves regions; time until all have it") { quick in
             try fanout(subscribers: quick ? 500 : 10_000)
@@ -75,6 +79,58 @@ enum HTTPBenchmarks {
                                    "p99ms": ours.p99Milliseconds, "nginxP99ms": theirs.p99Milliseconds, "connections": 64,
                                    "durationSeconds": seconds, "bytes": body.count, "errors": ours.errors])]
         }
+    }
+
+    // MARK: http.image
+
+    /// A store synced from SampleData, served with its own image cache; one photo's 640-pixel
+    /// image asked for once (drawn, checked and cached), then under load, against nginx
+    /// serving the bytes the first answer gave.
+    static func image(seconds: Int) throws -> [Figure] {
+        let wrk = try Programs.find("wrk"), nginx = try Programs.find("nginx", in: ["/usr/sbin"])
+        return try withScratchDirectory { directory in
+            let path = directory.appendingPathComponent("image.sqlite").path
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_CACHE_HOME"] = directory.path
+            environment["TOPREGIONS_SAMPLEDATA"] = Repository.sampleData.path
+            for name in ["FLICKR_API_KEY", "FLICKR_API_KEY_FILE", "FLICKR_ENDPOINT", "FLICKR_IMAGE_BASE"] { environment[name] = nil }
+            try runTool(["--store", path, "sync", "--pages", "1"], environment: environment)
+            let server = try ServedTool(store: path, arguments: [], environment: environment)
+            defer { server.stop() }
+            let base = "http://127.0.0.1:\(server.port)"
+            let regions = try JSONSerialization.jsonObject(with: try fetch("\(base)/api/regions")) as? [[String: Any]]
+            guard let region = regions?.first?["id"] as? String,
+                  let photos = try JSONSerialization.jsonObject(with: try fetch("\(base)/api/regions/\(region)/photos")) as? [[String: Any]],
+                  let photo = photos.first?["id"] as? String else { throw BenchError("the synced store has no photo to ask for") }
+            let url = "\(base)/api/photos/\(photo)/image?size=z"
+            let body = try fetch(url)
+            guard body.starts(with: [0xFF, 0xD8, 0xFF]) else { throw BenchError("GET \(url) gave no JPEG") }
+            let static_ = try StaticServer(nginx: nginx, directory: directory, file: "image.jpg", bytes: body)
+            defer { static_.stop() }
+            guard try fetch(static_.url) == body else { throw BenchError("nginx serves other bytes") }
+            let ours = try Wrk.run(wrk, url: url, seconds: seconds)
+            let theirs = try Wrk.run(wrk, url: static_.url, seconds: seconds)
+            return [Figure(scenario: "http.image", n: body.count, seconds: 1 / ours.requestsPerSecond,
+                           baseline: "nginx serving the same bytes as a static file", baselineSeconds: 1 / theirs.requestsPerSecond,
+                           extra: ["requestsPerSecond": ours.requestsPerSecond, "nginxRequestsPerSecond": theirs.requestsPerSecond,
+                                   "p99ms": ours.p99Milliseconds, "nginxP99ms": theirs.p99Milliseconds, "connections": 64,
+                                   "durationSeconds": seconds, "bytes": body.count, "size": "z", "errors": ours.errors])]
+        }
+    }
+
+    /// Runs the tool to its end; throws with its standard error when it fails.
+    static func runTool(_ arguments: [String], environment: [String: String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ToolBinary.path())
+        process.arguments = arguments
+        process.environment = environment
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("topregions \(arguments.joined(separator: " ")) failed: \(text)") }
     }
 
     // MARK: http.fanout
@@ -233,9 +289,11 @@ final class ServedTool {
         return text.split(separator: "\n").suffix(lines).map { $0.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined() }.joined(separator: " | ")
     }
 
-    init(store: String, arguments: [String]) throws {
+    /// Serves `store`; with `environment`, in that environment instead of the benchmark's.
+    init(store: String, arguments: [String], environment: [String: String]? = nil) throws {
         process.executableURL = URL(fileURLWithPath: try ToolBinary.path())
         process.arguments = ["--store", store, "serve", "--listen", "127.0.0.1:0"] + arguments
+        if let environment { process.environment = environment }
         let output = Pipe()
         process.standardOutput = output
         // The server's log, kept for a failure's message.

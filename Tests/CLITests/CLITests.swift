@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodec
 import PostgreSQL
 import TestSupport
 import ResultsController
@@ -186,6 +187,31 @@ struct CLITests {
         #expect(try tool.run(["thumbnail", id, "--output", "x.jpg"] + source).status == 64, "images take no source options but the image base")
         let missing = try tool.run(["thumbnail", "999", "--output", "-"])
         #expect(missing.status == 1 && missing.stderr.contains("no photo has id 999"))
+    }
+
+    @Test("image --size writes any of the gallery's sizes, each cached once; SampleData has every photo at every size", arguments: StoreKind.available)
+    func imageSizes(on kind: StoreKind) throws {
+        let tool = try Tool(on: kind)
+        #expect(try tool.run(["sync"]).status == 0)
+        // A photo SampleData has no file of: its images are drawn.
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: Expected.directory.appendingPathComponent("images").path).map { String($0.split(separator: "_")[0]) })
+        let shown = Set(try Expected.regions().values.flatMap(\.photos))
+        let newest = try Expected.photos().map { "\($0["id"] ?? "")" }
+        let id = try #require(newest.first { shown.contains($0) && !files.contains($0) })
+        for (size, width, height) in [("s", 75, 75), ("q", 150, 150), ("n", 320, 240), ("z", 640, 480), ("c", 800, 600), ("b", 1024, 768)] {
+            let path = tool.directory.appendingPathComponent("\(size).jpg").path
+            let run = try tool.run(["image", id, "--size", size, "--output", path])
+            #expect(run.status == 0, "\(size): \(run.stderr)")
+            let info = try JPEG.check(try Data(contentsOf: URL(fileURLWithPath: path)))
+            #expect((info.width, info.height) == (width, height), "\(size)")
+        }
+        let again = tool.directory.appendingPathComponent("again.jpg").path
+        #expect(try tool.run(["image", id, "--size", "z", "--output", again]).status == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: again)) == Data(contentsOf: tool.directory.appendingPathComponent("z.jpg")))
+        let cached = try FileManager.default.contentsOfDirectory(atPath: tool.directory.appendingPathComponent("topregions/images").path)
+        #expect(cached.filter { $0.hasPrefix(id) }.count == 5, "q, n, z, c and b in the cache (s is in the store): \(cached)")
+        let bad = try tool.run(["image", id, "--size", "o", "--output", "-"])
+        #expect(bad.status == 64 && bad.stderr.contains("--size must be one of s, q, n, z, c, b"), "\(bad.stderr)")
     }
 
     private func blockingRequests(_ server: FlickrTestServer) throws -> [FlickrTestServer.LoggedRequest] {

@@ -240,8 +240,8 @@ struct NewcomerTests {
         #expect(!unwritable.stderr.contains("NSCocoaErrorDomain"))
         let notFavorite = try tool.run(["favorites", "remove", "53300015459"])
         #expect(notFavorite.stderr.contains("photo 53300015459 is not a favorite"), "\(notFavorite.stderr)")
-        let noImage = try tool.run(["image", "53300002748", "--output", "-"])
-        #expect(noImage.status == 1 && noImage.stderr.contains("SampleData holds images for a few photos only"), "\(noImage.stderr)")
+        let badSize = try tool.run(["image", "53300002748", "--size", "x", "--output", "-"])
+        #expect(badSize.status == 64 && badSize.stderr.contains("--size must be one of s, q, n, z, c, b, not \"x\""), "\(badSize.stderr)")
     }
 
     @Test("Lists say when they are empty; by country keeps each region's rank under its country's heading; plurals agree", arguments: StoreKind.available)

@@ -131,7 +131,7 @@ struct HostileResponseTests {
         #expect(photos.map(\.dateUpload) == [nil, Date(timeIntervalSince1970: 253_402_300_799)])
     }
 
-    @Test("Each image format is complete only with its end: JPEG's EOI, PNG's IEND, GIF's trailer, WebP's declared length")
+    @Test("Formats are told by their first bytes; a JPEG is complete only with its end marker (zero padding allowed)")
     func imageEnds() {
         let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 1, count: 20) + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
         let gif = Array("GIF89a".utf8) + [UInt8](repeating: 2, count: 20) + [0x3B]
@@ -139,14 +139,11 @@ struct HostileResponseTests {
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9]
         for (format, bytes) in [("PNG", png), ("GIF", gif), ("WebP", webp), ("JPEG", jpeg)] {
             #expect(ImageCheck.format(of: Data(bytes)) == format)
-            #expect(ImageCheck.isComplete(Data(bytes), format: format), "\(format) whole")
-            #expect(ImageCheck.isComplete(Data(bytes + [0, 0, 0]), format: format), "\(format) with zero padding")
-            #expect(!ImageCheck.isComplete(Data(bytes.dropLast(5)), format: format), "\(format) cut short")
         }
-        let headerOnly = Array("RIFF".utf8) + [8, 0, 0, 0] + Array("WEBP".utf8) + [0, 0, 0, 0]
-        #expect(!ImageCheck.isComplete(Data(headerOnly), format: "WebP"), "a RIFF header with no image chunk is no picture")
-        let otherChunk = Array("RIFF".utf8) + [24, 0, 0, 0] + Array("WEBP".utf8) + Array("JUNK".utf8) + [UInt8](repeating: 3, count: 16)
-        #expect(!ImageCheck.isComplete(Data(otherChunk), format: "WebP"), "the first chunk must be VP8, VP8L or VP8X")
+        #expect(ImageCheck.isComplete(Data(jpeg)), "whole")
+        #expect(ImageCheck.isComplete(Data(jpeg + [0, 0, 0])), "with zero padding")
+        #expect(!ImageCheck.isComplete(Data(jpeg.dropLast(2))), "cut short")
+        #expect(!ImageCheck.isComplete(Data(jpeg + Array("<html>".utf8))), "something else after the end")
     }
 
     @Test("A NUL in a title or name does not cut the text short")
@@ -156,7 +153,7 @@ struct HostileResponseTests {
         #expect(photo.title == "a\u{FFFD}b" && photo.ownerName == "x\u{FFFD}y")
     }
 
-    @Test("A page that is an error page, bytes that are not an image, or an image cut short, is refused as an image, naming the URL")
+    @Test("An error page, bytes that are not an image, a JPEG that does not decode whole, or another format, is refused as an image, naming the URL")
     func imagesAreChecked() async throws {
         let server = try FlickrTestServer()
         var configuration = FlickrConfiguration(endpoint: server.endpoint, imageBase: server.imageBase)
@@ -180,6 +177,26 @@ struct HostileResponseTests {
         await #expect { _ = try await client.imageData(at: url) } throws: { error in
             (error as? FlickrError)?.kind == .notAnImage && "\(error)".contains("JPEG cut short") && "\(error)".contains(url.absoluteString)
         }
+        // Bytes that start and end as a JPEG does are decoded, and refused unless whole:
+        // a JPEG header followed by garbage, a real image with its middle damaged, and one
+        // cut short with its end marker put back.
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+        let header = [UInt8](real.prefix(20))
+        let damaged = [UInt8](real.prefix(real.count / 3)) + [UInt8](repeating: 0x5A, count: real.count / 3) + [UInt8](real.suffix(real.count - 2 * (real.count / 3)))
+        let cut = [UInt8](real.prefix(real.count / 2)) + [0xFF, 0xD9]
+        for (what, bytes) in [("header then garbage", header + [UInt8](repeating: 0x41, count: 3000) + [0xFF, 0xD9]),
+                              ("damaged middle", damaged), ("cut, end put back", cut)] {
+            try await server.addFault(["path_contains": imageName, "body_hex": hex(bytes), "content_type": "image/jpeg"])
+            await #expect(Comment(rawValue: what)) { _ = try await client.imageData(at: url) } throws: { error in
+                (error as? FlickrError)?.kind == .notAnImage && "\(error)".contains("not a whole JPEG") && "\(error)".contains(url.absoluteString)
+            }
+        }
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 1, count: 20) + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
+        try await server.addFault(["path_contains": imageName, "body_hex": hex(png), "content_type": "image/png"])
+        await #expect { _ = try await client.imageData(at: url) } throws: { error in
+            (error as? FlickrError)?.kind == .notAnImage && "\(error)".contains("is a PNG image: only JPEG")
+        }
+        #expect(try await client.imageData(at: url) == real, "the faults are spent: the real image is taken again")
         try await server.addFault(["path_contains": imageName, "body_bytes": 200_000])
         await #expect { _ = try await client.imageData(at: url) } throws: { error in
             (error as? FlickrError)?.kind == .responseTooLarge && "\(error)".contains(url.absoluteString)

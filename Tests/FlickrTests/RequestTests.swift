@@ -41,13 +41,17 @@ struct RequestTests {
         #expect(url.absoluteString.contains("a%2Bb%26c%3Dd"))
     }
 
-    @Test("Photo URLs for square, large and original; none when a piece is missing")
+    @Test("Photo URLs for every size and the original; none when a piece is missing")
     func photoURLs() throws {
         let photo = FlickrPhoto(id: "53311234567", owner: "52755911@N03", secret: "a1b2c3d4e5", server: "65535",
                                 originalSecret: "f00ba12345", originalFormat: "png")
         #expect(photo.imageURL(.square)?.absoluteString == "https://live.staticflickr.com/65535/53311234567_a1b2c3d4e5_s.jpg")
         #expect(photo.imageURL(.large)?.absoluteString == "https://live.staticflickr.com/65535/53311234567_a1b2c3d4e5_b.jpg")
         #expect(photo.imageURL(.original)?.absoluteString == "https://live.staticflickr.com/65535/53311234567_f00ba12345_o.png")
+        for (size, letter) in [(PhotoSize.largeSquare, "q"), (.small320, "n"), (.medium640, "z"), (.medium800, "c")] {
+            #expect(photo.imageURL(size)?.absoluteString == "https://live.staticflickr.com/65535/53311234567_a1b2c3d4e5_\(letter).jpg")
+        }
+        #expect(PhotoSize.gallerySizes.map(\.rawValue) == ["s", "q", "n", "z", "c", "b"])
         let local = URL(string: "http://127.0.0.1:8080")!
         #expect(photo.imageURL(.square, base: local)?.absoluteString == "http://127.0.0.1:8080/65535/53311234567_a1b2c3d4e5_s.jpg")
         var noSecret = photo
@@ -61,6 +65,19 @@ struct RequestTests {
         var hostile = photo
         hostile.server = "../../etc"
         #expect(hostile.imageURL(.square) == nil, "a piece that is not a plain token is refused")
+    }
+
+    @Test("Sizes: squares are their side; the others fit their longest side and never enlarge")
+    func pixelSizes() {
+        let expected: [(PhotoSize, Int, Int)] = [(.square, 75, 75), (.largeSquare, 150, 150), (.small320, 320, 240), (.medium640, 640, 480),
+                                                 (.medium800, 800, 600), (.large, 1024, 768)]
+        for (size, width, height) in expected {
+            #expect(size.pixelSize(ofWidth: 1024, height: 768) == (width, height), "\(size)")
+            #expect(size.pixelSize(ofWidth: 3072, height: 4096) == (size.isSquare ? (width, height) : (height, width)), "\(size) portrait")
+        }
+        #expect(PhotoSize.medium640.pixelSize(ofWidth: 160, height: 120) == (160, 120), "a small photo is not enlarged")
+        #expect(PhotoSize.largeSquare.pixelSize(ofWidth: 160, height: 120) == (150, 150), "a square is always its side")
+        #expect(PhotoSize.small320.pixelSize(ofWidth: 1000, height: 1) == (320, 1), "a side never rounds to nothing")
     }
 
     @Test("Retry-After in seconds and as an HTTP date")

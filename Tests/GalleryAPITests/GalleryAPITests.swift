@@ -44,6 +44,15 @@ struct GalleryAPIPartsTests {
         #expect(throws: APIError.self) { try QueryArguments(request, allowed: ["limit"]) }
         let repeated = HTTPRequest(method: "GET", path: "/", arguments: [("limit", "1"), ("limit", "2")])
         #expect(throws: APIError.self) { try QueryArguments(repeated, allowed: ["limit"]) }
+        let sized = try QueryArguments(HTTPRequest(method: "GET", path: "/", arguments: [("size", "z")]), allowed: ["size"])
+        #expect(try sized.choice("size", default: "b", among: ["s", "z", "b"]) == "z")
+        #expect(try query.choice("size", default: "b", among: ["s", "z", "b"]) == "b", "absent: the default")
+        for bad in ["x", "", "Z", "zz"] {
+            let query = try QueryArguments(HTTPRequest(method: "GET", path: "/", arguments: [("size", bad)]), allowed: ["size"])
+            #expect("\(bad)") { try query.choice("size", default: "b", among: ["s", "z", "b"]) } throws: { error in
+                (error as? APIError)?.status == 400 && (error as? APIError)?.message.contains("size must be one of s, z, b") == true
+            }
+        }
         for bad in ["0", "1001", "-1", "1e3", "", "ten"] {
             let query = try QueryArguments(HTTPRequest(method: "GET", path: "/", arguments: [("limit", bad)]), allowed: ["limit"])
             #expect(throws: APIError.self, "\(bad)") { try query.integer("limit", default: 50, range: 1...1000) }

@@ -295,14 +295,111 @@ class ImageTests(ServedGallery):
         status, _, _ = self.server.request("GET", f"/api/photos/{photo}/thumbnail", headers={"If-None-Match": '"other"'})
         self.assertEqual(status, 200)
 
-    def test_a_large_image_and_a_photo_without_one(self):
+    def test_every_photo_has_an_image_and_an_unknown_one_is_not_found(self):
         photo = self.photo_with_image()
         status, headers, body = self.server.request("GET", f"/api/photos/{photo}/image")
         self.assertEqual(status, 200)
         self.assertTrue(body.startswith(b"\xff\xd8"))
-        missing = [photo for photo in self.synced_photos() if photo not in self.sample_images("_b.jpg")]
-        error = self.assertError(self.server.request("GET", f"/api/photos/{missing[0]}/image"), 404, "no_image")
-        self.assertIn("SampleData", error["message"])
+        with open(os.path.join(ROOT, "SampleData", "images", [name for name in os.listdir(os.path.join(ROOT, "SampleData", "images"))
+                                                               if name.startswith(photo + "_") and name.endswith("_b.jpg")][0]), "rb") as file:
+            self.assertEqual(body, file.read(), "a committed large image is served as it is")
+        drawn = [photo for photo in self.synced_photos() if photo not in self.sample_images("_b.jpg")][0]
+        status, headers, body = self.server.request("GET", f"/api/photos/{drawn}/image")
+        self.assertEqual((status, headers["content-type"]), (200, "image/jpeg"))
+        self.assertEqual(jpeg_size(body), (1024, 768), "SampleData draws the photos it has no file of")
+        self.assertError(self.server.request("GET", "/api/photos/1/image"), 404, "not_found")
+
+    def test_image_sizes(self):
+        drawn = [photo for photo in self.synced_photos() if photo not in self.sample_images("_b.jpg")][1]
+        for size, expected in (("s", (75, 75)), ("q", (150, 150)), ("n", (320, 240)), ("z", (640, 480)), ("c", (800, 600)), ("b", (1024, 768))):
+            status, headers, body = self.server.request("GET", f"/api/photos/{drawn}/image?size={size}")
+            self.assertEqual((status, headers["content-type"]), (200, "image/jpeg"), size)
+            self.assertEqual(jpeg_size(body), expected, size)
+            self.assertRegex(headers["etag"], r'^"[0-9a-f]{32}"$')
+        self.assertEqual(self.server.request("GET", f"/api/photos/{drawn}/image")[2], self.server.request("GET", f"/api/photos/{drawn}/image?size=b")[2],
+                         "b is the default")
+        self.assertEqual(self.server.request("GET", f"/api/photos/{drawn}/image?size=s")[2], self.server.request("GET", f"/api/photos/{drawn}/thumbnail")[2],
+                         "s is the thumbnail")
+        for bad in ("x", "o", "B", "", "640"):
+            error = self.assertError(self.server.request("GET", f"/api/photos/{drawn}/image?size={bad}"), 400, "bad_request")
+            self.assertIn("size must be one of s, q, n, z, c, b", error["message"])
+        self.assertError(self.server.request("GET", f"/api/photos/{drawn}/image?size=z&size=b"), 400, "bad_request")
+        self.assertError(self.server.request("GET", f"/api/photos/{drawn}/image?width=640"), 400, "bad_request")
+        error = self.assertError(self.server.request("GET", f"/api/photos/{drawn}/thumbnail?size=q"), 400, "bad_request")
+        self.assertIn("takes none", error["message"])
+
+
+def jpeg_size(data):
+    """(width, height) from a JPEG's frame header, read here without an imaging library."""
+    index = 2
+    while index + 9 < len(data):
+        if data[index] != 0xFF:
+            raise AssertionError(f"not a JPEG marker at {index}")
+        marker = data[index + 1]
+        length = int.from_bytes(data[index + 2:index + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2):
+            return int.from_bytes(data[index + 7:index + 9], "big"), int.from_bytes(data[index + 5:index + 7], "big")
+        index += 2 + length
+    raise AssertionError("no frame header")
+
+
+class ImageDownloadTests(unittest.TestCase):
+    """Images fetched from an image server (the Flickr test server) by `serve`."""
+
+    assertError = ServedGallery.assertError
+
+    def test_ten_concurrent_requests_for_one_uncached_image_make_one_download(self):
+        workspace = Workspace()
+        self.addCleanup(workspace.close)
+        flickr = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "Fixtures", "FlickrServer", "flickr_server.py"),
+                                   "--data", os.path.join(ROOT, "SampleData")], stdout=subprocess.PIPE, text=True)
+        self.addCleanup(flickr.stdout.close)
+        self.addCleanup(flickr.wait, 10)
+        self.addCleanup(flickr.terminate)
+        port = int(flickr.stdout.readline().split()[1])
+        names = os.listdir(os.path.join(ROOT, "SampleData", "images"))
+        shown = {photo["id"] for region in workspace.json("regions", "--limit", "1000")
+                 for photo in workspace.json("photos", "--region", region["id"])}
+        large = next(name for name in sorted(names) if name.endswith("_b.jpg") and name.split("_")[0] in shown)
+        photo = large.split("_")[0]
+
+        def control(method, path, body=None):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request(method, path, body=json.dumps(body).encode() if body is not None else None,
+                               headers={"Content-Type": "application/json"})
+            answer = connection.getresponse()
+            data = answer.read()
+            connection.close()
+            return json.loads(data or b"null")
+
+        # Slow, so that the ten overlap.
+        control("POST", "/_control/faults", {"path_contains": large, "delay": 0.5, "times": -1})
+        server = Server(workspace, "--image-base", f"http://127.0.0.1:{port}")
+        self.addCleanup(server.stop)
+        answers = [None] * 10
+
+        def get(index):
+            answers[index] = server.request("GET", f"/api/photos/{photo}/image?size=b")
+
+        threads = [threading.Thread(target=get, args=(index,)) for index in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        with open(os.path.join(ROOT, "SampleData", "images", large), "rb") as file:
+            expected = file.read()
+        self.assertEqual([answer[0] for answer in answers], [200] * 10)
+        self.assertTrue(all(answer[2] == expected for answer in answers))
+        downloads = [request for request in control("GET", "/_control/requests") if request["path"].endswith(large)]
+        self.assertEqual(len(downloads), 1, downloads)
+
+        # An HTML page said to be a JPEG is refused, and not kept: the next request asks again.
+        thumbnail = large.replace("_b.jpg", "_s.jpg")
+        control("POST", "/_control/faults", {"path_contains": thumbnail, "body_text": "<html>busy</html>", "content_type": "image/jpeg"})
+        error = self.assertError(server.request("GET", f"/api/photos/{photo}/thumbnail"), 502)
+        self.assertIn("not an image", error["message"])
+        status, _, body = server.request("GET", f"/api/photos/{photo}/thumbnail")
+        self.assertEqual((status, body[:2]), (200, b"\xff\xd8"))
 
 
 class UserTests(ServedGallery):

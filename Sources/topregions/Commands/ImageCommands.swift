@@ -1,3 +1,4 @@
+import Flickr
 import Foundation
 import TopRegionsKit
 
@@ -23,16 +24,30 @@ extension Commands {
     }
 
     static let image = Command(
-        name: "image", abstract: "Write a photo's large image (through the image file cache).",
-        arguments: [Argument(name: "ID", help: "the photo's Flickr id")], options: imageOptions,
-        examples: [Example(arguments: ["image", "53300015459", "--output", "photo.jpg"], explanation: "write the large image to a file")],
+        name: "image", abstract: "Write a photo's image in a size (the large one by default, through the image file cache).",
+        arguments: [Argument(name: "ID", help: "the photo's Flickr id")],
+        options: [.value("size", "SIZE", "Flickr's size letter: s 75 square, q 150 square, n 320, z 640, c 800, b 1024 (pixels on the longest side)",
+                         default: "b", completions: PhotoSize.gallerySizes.map(\.rawValue))] + imageOptions,
+        examples: [Example(arguments: ["image", "53300015459", "--output", "photo.jpg"], explanation: "write the large image to a file"),
+                   Example(arguments: ["image", "53300015459", "--size", "z", "--output", "photo-640.jpg"], explanation: "write the 640-pixel image")],
         writesInstead: "the image's bytes"
     ) { invocation in
-        let (id, output, source) = (try invocation.photoID(at: 0), try outputFile(invocation), try invocation.imageSource())
+        let (id, size) = (try invocation.photoID(at: 0), try imageSize(invocation))
+        let (output, source) = (try outputFile(invocation), try invocation.imageSource())
         let gallery = try invocation.openReaderKeepingFetches()
         defer { gallery.close() }
-        let data = try await gallery.image(flickrID: id, from: source, cacheDirectory: invocation.imageCacheDirectory)
+        let data = try await gallery.image(flickrID: id, size: size, from: source, cacheDirectory: invocation.imageCacheDirectory)
         return try writeBytes(data, to: output, invocation.output)
+    }
+
+    /// `--size`: one of the gallery's size letters, `b` when absent.
+    static func imageSize(_ invocation: Invocation) throws -> PhotoSize {
+        guard let letter = invocation.value("size") else { return .large }
+        guard let size = PhotoSize(rawValue: letter), PhotoSize.gallerySizes.contains(size) else {
+            throw UsageError("--size must be one of " + PhotoSize.gallerySizes.map(\.rawValue).joined(separator: ", ")
+                             + ", not \"\(TerminalText.escape(String(letter.prefix(20))))\"", command: invocation.command)
+        }
+        return size
     }
 
     /// `--output`; nil (or `-`) is stdout, which must not be a terminal.

@@ -32,6 +32,7 @@ applies "times" times (default 1, -1 for ever), and does one or more of:
     "place_patch": {"region": name, "country": name, "locality": name}, applied to a
                 places.getInfo answer, in either format
     "body_text": a body to send as it is, with "content_type" (default text/html)
+    "body_hex": the same for bytes, written in hex
 """
 import argparse
 import json
@@ -294,6 +295,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, UTF16_DTD, "text/xml; charset=utf-16", headers, delay)
         if "body_text" in fault:
             return self.send(200, fault["body_text"].encode(), fault.get("content_type", "text/html"), headers, delay)
+        if "body_hex" in fault:
+            return self.send(200, bytes.fromhex(fault["body_hex"]), fault.get("content_type", "text/html"), headers, delay)
         if "fail_code" in fault:
             body = failure_body(fault["fail_code"], fault.get("fail_message", "Injected failure"), fmt)
             return self.send(200, body, content_type, headers, delay, truncate)
