@@ -20,6 +20,11 @@ extension GalleryAPI {
             let letter = try query.choice("size", default: PhotoSize.large.rawValue, among: PhotoSize.gallerySizes.map(\.rawValue))
             size = PhotoSize(rawValue: letter) ?? .large
         }
+        // Answered from memory when this image was read since the store's last commit (a
+        // commit may have replaced the photo): no store read, file read or hashing.
+        let key = "\(flickrID)/\(thumbnail ? "thumbnail" : size.rawValue)"
+        let (kept, generation) = cache.image(key)
+        if let kept { return .now(imageResponse(kept.bytes, tag: kept.tag, request)) }
         let gallery = gallery
         let configuration = configuration
         return .later { [self] in
@@ -28,15 +33,17 @@ extension GalleryAPI {
                     ? try await gallery.thumbnail(flickrID: flickrID, from: configuration.imageSource)
                     : try await gallery.image(flickrID: flickrID, size: size, from: configuration.imageSource,
                                               cacheDirectory: configuration.imageCacheDirectory)
-                return imageResponse(Array(data), request)
+                let bytes = Array(data)
+                let tag = "\"\(Self.digest(bytes).prefix(32))\""
+                cache.keepImage(key, bytes: bytes, tag: tag, seen: generation)
+                return imageResponse(bytes, tag: tag, request)
             } catch {
                 return errorResponse(APIError.from(error), for: request)
             }
         }
     }
 
-    private func imageResponse(_ bytes: [UInt8], _ request: HTTPRequest) -> HTTPResponse {
-        let tag = "\"\(Self.digest(bytes).prefix(32))\""
+    private func imageResponse(_ bytes: [UInt8], tag: String, _ request: HTTPRequest) -> HTTPResponse {
         var headers: [(name: String, value: String)] = [("ETag", tag), ("Cache-Control", "\(cacheScope), no-cache")]
         // Under --private an image was sent to a token's holder: no shared cache may keep it.
         if configuration.isPrivate { headers.append(("Vary", "Authorization")) }

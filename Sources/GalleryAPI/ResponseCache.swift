@@ -13,6 +13,12 @@ final class ResponseCache: @unchecked Sendable {
     private var generation = 0
     private var observation: StoreObservation?
     private let maximumEntries: Int
+    /// Images as answered (bytes and entity tag), by photo and size: an image read from the
+    /// file cache or the store is read, and hashed for its tag, once per change.
+    private var images: [String: (bytes: [UInt8], tag: String)] = [:]
+    private var imageBytes = 0
+    /// The most bytes the kept images may take together (past it, all are dropped).
+    let maximumImageBytes = 32 * 1024 * 1024
 
     init(gallery: any GalleryObserving, maximumEntries: Int = 4_096) {
         self.maximumEntries = maximumEntries
@@ -43,6 +49,26 @@ final class ResponseCache: @unchecked Sendable {
         lock.withLock {
             generation += 1
             entries.removeAll(keepingCapacity: true)
+            images.removeAll()
+            imageBytes = 0
+        }
+    }
+
+    /// The image kept for `key`, and the generation to hand to `keepImage` when there is none.
+    func image(_ key: String) -> (image: (bytes: [UInt8], tag: String)?, generation: Int) {
+        lock.withLock { (images[key], generation) }
+    }
+
+    /// Keeps an image read in `seen`'s generation, unless a commit has come since.
+    func keepImage(_ key: String, bytes: [UInt8], tag: String, seen: Int) {
+        lock.withLock {
+            guard generation == seen, bytes.count <= maximumImageBytes / 8 else { return }
+            if imageBytes + bytes.count > maximumImageBytes {
+                images.removeAll()
+                imageBytes = 0
+            }
+            images[key] = (bytes, tag)
+            imageBytes += bytes.count
         }
     }
 

@@ -279,6 +279,12 @@ export class PhotoViewer {
     if (!title) title = element('h2', { id: 'viewer-title' });
     const text = photo.title || (this.detailLoaded ? 'Untitled' : '');
     if (title.textContent !== text) title.textContent = text;
+    // A placeholder shown before the photo's detail arrived (a deep link) takes its title.
+    const missing = this.stage.querySelector('.image-missing .missing-title');
+    if (missing && text && missing.textContent !== text) {
+      missing.textContent = text;
+      missing.parentElement.setAttribute('aria-label', `No image: ${text}`);
+    }
     const parts = [];
     if (photo.subtitle) parts.push(element('p', { class: 'viewer-subtitle', text: photo.subtitle }));
 
