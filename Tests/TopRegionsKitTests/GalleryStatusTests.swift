@@ -17,7 +17,7 @@ struct GalleryStatusTests {
     func afterSampleSync() async throws {
         let test = try TestGallery()
         let before = Date()
-        let result = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 8, perPage: 500))
+        let result = try await test.syncSample(SyncOptions(pages: 8, perPage: 500))
         let status = try test.gallery.status()
         let photos = try Expected.photos()
         #expect(status.photos == Int64(photos.count))
@@ -48,7 +48,7 @@ struct GalleryStatusTests {
           arguments: StoreKind.available)
     func diedOrRunning(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 50))
+        _ = try await test.syncSample(SyncOptions(pages: 1, perPage: 50))
         let store = try GalleryOnStore(test, on: kind)
         let synced = try #require(try store.gallery.status(now: Date()).lastSync)
         #expect(synced.result == "newData" && synced.finishedAt != nil && synced.photosNew == 50)

@@ -12,7 +12,7 @@ struct ImageSizesTests {
 
     init() async throws {
         test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 2, perPage: 100))
+        _ = try await test.syncSample(SyncOptions(pages: 2, perPage: 100))
     }
 
     /// A synced photo that has committed SampleData files (so the test server has them too):

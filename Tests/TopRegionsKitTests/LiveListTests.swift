@@ -25,7 +25,7 @@ private final class HidingList: @unchecked Sendable {
 
     init(hidingAtStart: Bool) async throws {
         test = try TestGallery()
-        _ = try await test.gallery.sync(client: sampleClient())
+        _ = try await test.syncSample()
         let queue = DispatchQueue(label: "test.live")
         let controller = try test.gallery.topRegionsController(limit: 5, delivery: queue)
         let hiding = self.hiding
@@ -89,7 +89,7 @@ struct LiveListTests {
     @Test("A region's live photos end when the region is deleted (its row id may go to another region), with the reason")
     func regionListEndsWithItsRegion() async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: sampleClient())
+        _ = try await test.syncSample()
         let (region, regionID) = try await test.topRegion()
         let list = try test.gallery.liveRegionPhotos(regionID: regionID)
         let ended = Shared(false)
@@ -113,7 +113,7 @@ struct LiveListTests {
     @Test("A region's live photos whose region is given another row id (by SQL from outside) end saying so, not that it was pruned")
     func regionListEndsWhenRenumbered() async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: sampleClient())
+        _ = try await test.syncSample()
         let (_, regionID) = try await test.topRegion()
         let list = try test.gallery.liveRegionPhotos(regionID: regionID)
         let reader = Task { for await _ in list.events() {} }

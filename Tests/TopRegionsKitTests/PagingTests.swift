@@ -12,7 +12,7 @@ struct PagingTests {
     @Test("Pages of regions together are every region in top-regions order, ranks continuing, past the top 50", arguments: StoreKind.available)
     func regions(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: kind)
         var rows: [RegionRow] = []
         var after: ListCursor?
@@ -31,7 +31,7 @@ struct PagingTests {
     @Test("Pages of a region's photos together are its photos in title order", arguments: StoreKind.available)
     func photos(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: kind)
         for summary in try store.gallery.topRegions(limit: 3) {
             let region = try #require(try store.gallery.region(placeID: summary.placeID))
@@ -43,7 +43,7 @@ struct PagingTests {
     @Test("Photos added and removed between two pages: no photo that stayed is given twice or left out", arguments: StoreKind.available)
     func stableUnderWrites(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: kind)
         let top = try #require(try store.gallery.topRegions(limit: 1).first)
         let region = try #require(try store.gallery.region(placeID: top.placeID))
@@ -73,7 +73,7 @@ struct PagingTests {
     @Test("A cursor of another list, or text that is no cursor, is refused and names what to do")
     func refusals() async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let next = try #require(try test.gallery.regionPage(limit: 5, after: nil).next)
         let top = try #require(try test.gallery.topRegions(limit: 1).first)
         let region = try #require(try test.gallery.region(placeID: top.placeID))

@@ -68,7 +68,7 @@ struct SearchTests {
     @Test("Every page together is exactly the expected hits, in order, on either store", arguments: StoreKind.available)
     func hitsAndOrder(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: kind)
         for query in Self.queries {
             let expected = try Self.expectedHits(query, in: store.gallery)
@@ -85,7 +85,7 @@ struct SearchTests {
     func sameOnBothStores() async throws {
         guard StoreKind.available.contains(.postgresql) else { return }
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let postgres = try GalleryOnStore(test, on: .postgresql)
         for query in Self.queries {
             let sqlite = try test.gallery.search(query, limit: 1_000)
@@ -98,7 +98,7 @@ struct SearchTests {
     @Test("A region's name finds the region, and a region filter keeps its photos only", arguments: StoreKind.available)
     func regions(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: kind)
         let results = try store.gallery.search("quebec", limit: 5)
         let quebec = try #require(try Expected.regions().values.first { $0.name == "Quebec" })
@@ -114,7 +114,7 @@ struct SearchTests {
     @Test("A cursor of another search, or text that is no cursor, is refused with a sentence", arguments: StoreKind.available)
     func cursors(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: kind)
         let next = try #require(try store.gallery.search("sunset", limit: 3).next)
         #expect(throws: GalleryError.self) { try store.gallery.search("eclair", limit: 3, after: next.text) }
@@ -141,7 +141,7 @@ struct CreditTests {
     @Test("Every photo names its licence, its photographer's page and its own Flickr page, as the responses say", arguments: StoreKind.available)
     func credit(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: kind)
         let shown = Set(try Expected.regions().values.flatMap(\.photos))
         var checked = 0
@@ -171,7 +171,7 @@ struct CreditTests {
     @Test("A store made before credit and search keeps every list; licences are unknown, search finds its photos")
     func upgradeSQLite() async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let photo = try #require(try test.gallery.topRegions().first.flatMap { try test.gallery.photos(inRegion: $0.id).first })
         let local = try test.gallery.user(named: GalleryUser.localName)
         _ = try test.gallery.view(flickrID: photo.flickrID, for: local)
@@ -209,7 +209,7 @@ struct CreditTests {
     func upgradePostgres() async throws {
         guard StoreKind.available.contains(.postgresql) else { return }
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: .postgresql)
         let location = try #require(store.location)
         for statement in ["DROP INDEX photo_search_all", "DROP INDEX photo_search_title", "DROP INDEX region_search",

@@ -19,6 +19,20 @@ final class TestGallery {
 
     deinit { gallery.close() }
 
+    /// A sync from SampleData with `options`, whose place lookups have all the time they
+    /// need: the suites run side by side on two cores, and a lookup starved of a thread for
+    /// the default deadline (120 s) would leave places pending and the lists short.
+    @discardableResult
+    func syncSample(_ options: SyncOptions = SyncOptions()) async throws -> SyncResult {
+        var options = options
+        options.placeLookupDeadline = 3_600
+        let result = try await gallery.sync(client: try sampleClient(), options: options)
+        let left = "places left: \(result.placesLeftAtDeadline) at the deadline, \(result.placesLeftAfterFailures) after failures; "
+            + "\(result.placeLookupsFailed) lookups failed (\(result.placeLookupFailure ?? "none"))"
+        #expect(result.placesLeftAtDeadline == 0 && result.placesLeftAfterFailures == 0 && result.placeLookupsFailed == 0, "\(left)")
+        return result
+    }
+
     /// The first of the top regions, and its row id.
     func topRegion() async throws -> (summary: RegionSummary, id: Int64) {
         let region = try #require(try gallery.topRegions(limit: 1).first)
@@ -42,7 +56,7 @@ struct SyncTests {
     @Test("A sync of SampleData gives the top regions computed independently from the responses", arguments: StoreKind.available)
     func topRegionsFromSampleData(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        let result = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 8, perPage: 500))
+        let result = try await test.syncSample(SyncOptions(pages: 8, perPage: 500))
         #expect(result.outcome == .newData)
         let store = try GalleryOnStore(test, on: kind)
         let expected = try Expected.topRegions()
@@ -74,7 +88,7 @@ struct SyncTests {
     @Test("Photos in a region: sorted as the Finder sorts titles, then by id as a number, with the title rules", arguments: StoreKind.available)
     func regionPhotos(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let store = try GalleryOnStore(test, on: kind)
         let region = try #require(try store.gallery.topRegions().first)
         let photos = try store.gallery.photos(inRegion: region.id)
@@ -321,7 +335,7 @@ struct SyncTests {
     @Test("By photographer, two photographers of one name are two groups, not interleaved", arguments: StoreKind.available)
     func photographersOfOneName(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: sampleClient())
+        _ = try await test.syncSample()
         let regionID = try await test.topRegion().id
         let store = try GalleryOnStore(test, on: kind)
         let gallery = store.gallery
@@ -356,7 +370,7 @@ struct SyncTests {
     @Test("check names photos whose region is not their place's")
     func checkSeesPhotosAwayFromTheirPlaces() async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: sampleClient(), options: SyncOptions(pages: 1, perPage: 100))
+        _ = try await test.syncSample(SyncOptions(pages: 1, perPage: 100))
         try await test.gallery.store.write { transaction in
             try transaction.execute("UPDATE Photo SET region_id = NULL WHERE id = (SELECT min(id) FROM Photo WHERE region_id IS NOT NULL)")
         }
@@ -384,13 +398,13 @@ struct SyncTests {
     func oneSyncAtATime() async throws {
         let test = try TestGallery()
         let lock = try SyncLock.acquire(for: test.gallery.store)
-        await #expect { try await test.gallery.sync(client: try sampleClient()) } throws: { error in
+        await #expect { try await test.syncSample() } throws: { error in
             (error as? GalleryError)?.kind == .syncRunning(pid: getpid())
         }
         #expect(SyncLock.holder(of: test.gallery.store) == getpid())
         lock.release()
         #expect(SyncLock.holder(of: test.gallery.store) == nil)
-        _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 50))
+        _ = try await test.syncSample(SyncOptions(pages: 1, perPage: 50))
     }
 }
 
@@ -429,7 +443,7 @@ struct ProductSchemaTests {
     @Test("Opening a store made before drops those indexes, once, and keeps its data")
     func olderStore() async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient())
+        _ = try await test.syncSample()
         let before = try test.gallery.topRegions(limit: 50)
         // Put the store back as the first version left it: the indexes, and no v2 migration.
         try await test.gallery.store.write { transaction in
@@ -548,7 +562,7 @@ struct BulkLoadTests {
         let problems = try test.gallery.check()
         #expect(problems.count == 1 && problems.first?.contains("deferred_indexes") == true, "\(problems)")
         #expect(problems.first?.contains("nonsense") == false && problems.first?.contains("SQL") == false, "the file's text and the SQL stay out")
-        let result = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 50))
+        let result = try await test.syncSample(SyncOptions(pages: 1, perPage: 50))
         #expect(result.outcome == .failed && result.error?.contains("deferred_indexes") == true)
     }
 

@@ -28,7 +28,7 @@ struct UserListsTests {
 
     init() async throws {
         test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 2, perPage: 100))
+        _ = try await test.syncSample(SyncOptions(pages: 2, perPage: 100))
     }
 
     private var local: GalleryUser { get throws { try test.gallery.user(named: GalleryUser.localName) } }

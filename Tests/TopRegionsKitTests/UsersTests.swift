@@ -11,7 +11,7 @@ struct UsersTests {
     @Test("Two users' Recents and Favorites are independent: 20 each, and removing one leaves the other's", arguments: StoreKind.available)
     func independentLists(on kind: StoreKind) async throws {
         let test = try TestGallery()
-        _ = try await test.gallery.sync(client: try sampleClient(), options: SyncOptions(pages: 1, perPage: 100))
+        _ = try await test.syncSample(SyncOptions(pages: 1, perPage: 100))
         let store = try GalleryOnStore(test, on: kind)
         let gallery = store.gallery
         let ids = try gallery.readableStore.read {

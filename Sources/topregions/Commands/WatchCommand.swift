@@ -74,6 +74,16 @@ extension Commands {
                                                              endingWithout owner: (user: GalleryUser, gallery: any GalleryObserving)? = nil) async throws -> Int32 {
         let printer = WatchPrinter<Row>(output: invocation.output, title: title)
         let events = list.events()
+        // The signals are caught before the first line is printed: a signal sent as soon as
+        // the snapshot is seen must end the watch cleanly, not by the signal's default.
+        // SIGHUP too: for a watch it means its terminal went away, not "sync now".
+        let running = Mutex<(task: Task<Void, Error>?, signalled: Bool)>((nil, false))
+        let signals = SignalEvents { _ in
+            running.withLock { state in
+                state.signalled = true
+                state.task?.cancel()
+            }
+        }
         let reader = Task {
             var changes = 0
             for await event in events {
@@ -82,8 +92,10 @@ extension Commands {
                 if let exitAfter, changes >= exitAfter { return }
             }
         }
-        // SIGHUP too: for a watch it means its terminal went away, not "sync now".
-        let signals = SignalEvents { _ in reader.cancel() }
+        running.withLock { state in
+            state.task = reader
+            if state.signalled { reader.cancel() }
+        }
         let userRemoved = Mutex(false)
         let userWatch = owner.map { owner in
             let endIfRemoved: @Sendable () -> Void = {
