@@ -28,17 +28,3 @@ extension GalleryAPI {
         return pageResponse(page, for: request)
     }
 }
-
-/// A search's results with the link to its next page in the body (`next`, null on the last).
-struct SearchAnswer: Encodable {
-    var results: SearchResults
-    var next: String?
-
-    enum CodingKeys: String, CodingKey { case next }
-
-    func encode(to encoder: Encoder) throws {
-        try results.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(next, forKey: .next)
-    }
-}

@@ -26,6 +26,30 @@ public struct SearchResults: Sendable, Encodable {
     }
 }
 
+/// Search results as the CLI and the API write them: the results' fields and `next`, where
+/// the next page is (a cursor, or a link, as each caller speaks; null on the last page).
+public struct SearchAnswer: Encodable, Sendable {
+    /// The results.
+    public var results: SearchResults
+    /// The next page: the CLI's cursor, the API's link; nil on the last page.
+    public var next: String?
+
+    /// An answer with these values.
+    public init(results: SearchResults, next: String?) {
+        self.results = results
+        self.next = next
+    }
+
+    enum CodingKeys: String, CodingKey { case next }
+
+    /// Writes the results' fields and `next` beside them.
+    public func encode(to encoder: Encoder) throws {
+        try results.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(next, forKey: .next)
+    }
+}
+
 // Search over the full-text indexes (`SearchIndex`): the same hits, in the same order, on
 // SQLite and PostgreSQL.
 extension GalleryReading {

@@ -36,7 +36,7 @@ extension Commands {
     private static func showSearch(_ results: SearchResults, _ invocation: Invocation) throws {
         let output = invocation.output
         if output.json {
-            try output.emit(CLISearchResults(results: results, next: results.next?.text))
+            try output.emit(SearchAnswer(results: results, next: results.next?.text))
         } else if results.regions.isEmpty && results.photos.isEmpty {
             output.line("Nothing matches \"\(results.query)\".")
         } else {
@@ -55,20 +55,6 @@ extension Commands {
     static func shellQuoted(_ word: String) -> String {
         let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./:@".unicodeScalars.contains($0)) }
         return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-}
-
-/// `search --json`: the results and the cursor of the next page (null on the last).
-private struct CLISearchResults: Encodable {
-    var results: SearchResults
-    var next: String?
-
-    enum CodingKeys: String, CodingKey { case next }
-
-    func encode(to encoder: Encoder) throws {
-        try results.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(next, forKey: .next)
     }
 }
 
