@@ -5,15 +5,13 @@ import TopRegionsKit
 // `GET /api/search?q=…[&region=ID][&limit=N][&after=CURSOR]`: regions and a page of photos
 // whose text holds every word; cached like the catalogue until the next commit.
 extension GalleryAPI {
-    /// The most characters a query may have: a person's search, not a document.
-    static let searchQueryLimit = 200
     /// Photos a search page holds unless `limit` says otherwise.
     static let searchPageSize = 24
 
     func search(_ request: HTTPRequest) throws -> HTTPResponse {
         let query = try QueryArguments(request, allowed: ["q", "region", "limit", "after"])
         guard let text = query.text("q") else { throw APIError.badRequest("search needs q=WORDS (words of a title, description, photographer, region or country)") }
-        guard text.count <= Self.searchQueryLimit else { throw APIError.badRequest("q is longer than \(Self.searchQueryLimit) characters") }
+        if let problem = Gallery.searchQueryProblem(text) { throw APIError.badRequest("q: \(problem)") }
         let limit = try query.integer("limit", default: Self.searchPageSize, range: 1...Self.regionsLimit)
         let placeID = query.text("region")
         if let placeID, !Endpoint.isPlaceID(placeID) { throw APIError.badRequest("region must be a region's Flickr place id") }

@@ -55,6 +55,17 @@ public struct SearchAnswer: Encodable, Sendable {
 extension GalleryReading {
     /// The most regions a search lists.
     public static var searchRegionsLimit: Int { 10 }
+    /// The most characters a query may have: a person's search, not a document.
+    public static var searchQueryLimit: Int { 200 }
+
+    /// Why `text` cannot be a query (too long, or holding control characters), or nil.
+    public static func searchQueryProblem(_ text: String) -> String? {
+        if text.count > searchQueryLimit { return "the words to find are longer than \(searchQueryLimit) characters" }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "the words to find hold a control character"
+        }
+        return nil
+    }
 
     /// Searches for `text` (words in any order, each a word's beginning: "que" finds
     /// "Québec"); `region` keeps photos of that region only; `limit` photos a page, after

@@ -87,6 +87,8 @@ class GalleryFeatureTests(unittest.TestCase):
         cli = self.workspace.json("search", "sunset", "--limit", "1000")
         self.assertEqual([p["id"] for p in cli["photos"]], [p["id"] for p in whole], "the CLI and the API agree")
         self.assertEqual(self.server.request("GET", "/api/search")[0], 400)
+        for query in ("a%0Ab", "a%09b", "x" * 201):
+            self.assertEqual(self.server.request("GET", f"/api/search?q={query}")[0], 400, query)
         self.assertEqual(self.server.get_json("/api/search?q=%20%21%21")["photos"], [])
 
     def test_every_photo_carries_credit(self):

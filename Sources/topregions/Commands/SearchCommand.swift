@@ -14,6 +14,7 @@ extension Commands {
                    Example(arguments: ["search", "eclair", "--json"], explanation: "the same as JSON, with the next page's cursor")]
     ) { invocation in
         let text = invocation.positionals.joined(separator: " ")
+        if let problem = Gallery.searchQueryProblem(text) { throw UsageError(problem, command: invocation.command) }
         guard !SearchTerms.query(text).isEmpty else {
             throw UsageError("search needs words to find (letters or digits)", command: invocation.command)
         }
