@@ -75,6 +75,7 @@ enum DecodeBenchmarks {
             let id: Loose, owner: String, ownername: String?, secret: String?, server: Loose?, farm: Int?
             let title: String?, description: Content?, dateupload: Loose?, latitude: Loose?, longitude: Loose?
             let accuracy: Loose?, place_id: String?, woeid: Loose?, originalsecret: String?, originalformat: String?
+            let license: Loose?, pathalias: String?
         }
         let photos: Photos
         let stat: String
@@ -103,8 +104,22 @@ enum DecodeBenchmarks {
                         description: photo.description?._content ?? "", dateUpload: date(photo.dateupload?.text),
                         latitude: coordinate(photo.latitude?.text), longitude: coordinate(photo.longitude?.text),
                         accuracy: photo.accuracy.flatMap { Int($0.text) }, placeID: nonEmpty(photo.place_id), woeID: nonEmpty(photo.woeid?.text),
-                        originalSecret: nonEmpty(photo.originalsecret), originalFormat: nonEmpty(photo.originalformat))
+                        originalSecret: nonEmpty(photo.originalsecret), originalFormat: nonEmpty(photo.originalformat),
+                        license: licenseID(photo.license?.text), pathAlias: pathAlias(photo.pathalias))
         }
+    }
+
+    /// Flickr's licence ids are small numbers; anything else is no licence said.
+    static func licenseID(_ text: String?) -> String? {
+        guard let text, (1...3).contains(text.count), text.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(text) else { return nil }
+        return String(number)
+    }
+
+    /// A URL alias is letters, digits, `_` and `-` (it becomes part of a link).
+    static func pathAlias(_ text: String?) -> String? {
+        guard let text, (1...64).contains(text.utf8.count),
+              text.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }) else { return nil }
+        return text
     }
 
     // Flickr's conventions, as the sync's decoder applies them: an empty string is no
@@ -139,7 +154,8 @@ enum DecodeBenchmarks {
                                longitude: coordinate(string(photo, "longitude")), accuracy: string(photo, "accuracy").flatMap { Int($0) },
                                placeID: nonEmpty(string(photo, "place_id")), woeID: nonEmpty(string(photo, "woeid")),
                                originalSecret: nonEmpty(string(photo, "originalsecret")),
-                               originalFormat: nonEmpty(string(photo, "originalformat")))
+                               originalFormat: nonEmpty(string(photo, "originalformat")),
+                               license: licenseID(string(photo, "license")), pathAlias: pathAlias(string(photo, "pathalias")))
         }
     }
 }
