@@ -21,11 +21,7 @@ extension GalleryAPI {
                 break
             }
             let after = try query.text("after").map { try ListCursor(text: $0, list: ListCursor.regionsList) }
-            let page = try cache.page("regions?\(limit)&\(after?.text ?? "")") {
-                let page = try gallery.regionPage(limit: limit, after: after)
-                return (try Self.encode(page.rows), page.next.map { nextLink(request, cursor: $0) })
-            }
-            return pageResponse(page, for: request)
+            return try listPage("regions?\(limit)&\(after?.text ?? "")", request) { try gallery.regionPage(limit: limit, after: after) }
         case .regionPhotos(let placeID):
             let query = try QueryArguments(request, allowed: ["byPhotographer", "limit", "after"])
             let byPhotographer = try query.boolean("byPhotographer")
@@ -34,11 +30,9 @@ extension GalleryAPI {
                 let limit = try query.integer("limit", default: Self.photosPageSize, range: 1...Self.regionsLimit)
                 let region = try region(placeID: placeID)
                 let after = try query.text("after").map { try ListCursor(text: $0, list: ListCursor.photosList(region)) }
-                let page = try cache.page("photos/\(placeID)?\(limit)&\(after?.text ?? "")") {
-                    let page = try gallery.photoPage(inRegion: region, limit: limit, after: after)
-                    return (try Self.encode(page.rows), page.next.map { nextLink(request, cursor: $0) })
+                return try listPage("photos/\(placeID)?\(limit)&\(after?.text ?? "")", request) {
+                    try gallery.photoPage(inRegion: region, limit: limit, after: after)
                 }
-                return pageResponse(page, for: request)
             }
             body = try cache.bytes("photos/\(placeID)?\(byPhotographer)") {
                 let region = try region(placeID: placeID)
@@ -60,13 +54,23 @@ extension GalleryAPI {
     /// A region's photos a page holds when `after` is given without `limit`.
     static let photosPageSize = 100
 
+    /// A page of a list, from the cache under `key` (its rows and its next cursor), with the
+    /// link to the next page made from this request.
+    private func listPage<Row: Encodable>(_ key: String, _ request: HTTPRequest, _ make: () throws -> ListPage<Row>) throws -> HTTPResponse {
+        let page = try cache.page(key) {
+            let page = try make()
+            return (try Self.encode(page.rows), page.next?.text)
+        }
+        return pageResponse((page.body, page.next.map { nextLink(request, cursor: $0) }), for: request)
+    }
+
     /// The request's own path and query with `after` set to `cursor` (and every other
     /// argument kept): where the next page is.
-    func nextLink(_ request: HTTPRequest, cursor: ListCursor) -> String {
+    func nextLink(_ request: HTTPRequest, cursor: String) -> String {
         var components = URLComponents()
         components.path = request.path
         components.queryItems = request.arguments.filter { $0.name != "after" }.map { URLQueryItem(name: $0.name, value: $0.value) }
-            + [URLQueryItem(name: "after", value: cursor.text)]
+            + [URLQueryItem(name: "after", value: cursor)]
         return components.string ?? request.path
     }
 

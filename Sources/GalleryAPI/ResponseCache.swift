@@ -31,7 +31,7 @@ final class ResponseCache: @unchecked Sendable {
         try page(key) { (try make(), nil) }.body
     }
 
-    /// The cached page for `key` (its body, and the link to the next page), else what
+    /// The cached page for `key` (its body, and where the next page is), else what
     /// `make` returns, cached the same way.
     func page(_ key: String, _ make: () throws -> (body: [UInt8], next: String?)) rethrows -> (body: [UInt8], next: String?) {
         let (cached, seen) = lock.withLock { (entries[key], generation) }

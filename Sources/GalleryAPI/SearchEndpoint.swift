@@ -20,7 +20,7 @@ extension GalleryAPI {
         let page = try cache.page(key) { () throws -> (body: [UInt8], next: String?) in
             let within: RegionRecord? = try placeID.map { try self.region(placeID: $0) }
             let results = try gallery.search(text, region: within, limit: limit, after: after)
-            let next: String? = results.next.map { self.nextLink(request, cursor: $0) }
+            let next: String? = results.next.map { self.nextLink(request, cursor: $0.text) }
             return (try Self.encode(SearchAnswer(results: results, next: next)), next)
         }
         return pageResponse(page, for: request)

@@ -91,8 +91,8 @@ extension GalleryReading {
     /// order, found through the regions' full-text index.
     private func matchingRegions(_ terms: [String]) throws -> [RegionRow] {
         try readableStore.read { context in
-            let candidates = try context.rows(PhotoSearchQuery.regionsSQL(terms, dialect: context.dialect).sql,
-                                              PhotoSearchQuery.regionsSQL(terms, dialect: context.dialect).arguments).compactMap { $0[0].int64 }
+            let (sql, arguments) = PhotoSearchQuery.regionsSQL(terms, dialect: context.dialect)
+            let candidates = try context.rows(sql, arguments).compactMap { $0[0].int64 }
             guard !candidates.isEmpty else { return [] }
             var request = Gallery.topRegionsRequest(limit: Self.searchRegionsLimit)
             request.predicate = request.predicate.map { $0 && Key("id").isIn(candidates) }
