@@ -440,6 +440,9 @@ struct PostgresSyncLockTests {
         defer { admin.close() }
         var options = SyncOptions(pages: 12, perPage: 100)
         options.concurrentPlaceLookups = 2
+        // The passes compared below must each resolve every place: with the whole suite
+        // running, lookups starved of a thread could pass the default 120 s deadline.
+        options.placeLookupDeadline = 3_600
         let pass = Task { try await gallery.sync(client: serverClient(flickr), options: options) }
         var holder: Int64?
         // Generous: with the whole suite running, the pass's task may wait long for a thread.
