@@ -2805,7 +2805,7 @@ components:
         title: {type: string}
     Status:
       type: object
-      required: [store, photos, regions, photographers, pendingPlaces, lastSync, daemon, rateLimit]
+      required: [store, photos, regions, photographers, pendingPlaces, lastSync, daemon, rateLimit, observation]
       additionalProperties: false
       properties:
         store: {type: string, description: The store's file name (never its path).}
@@ -2837,6 +2837,9 @@ components:
           properties:
             callsLastHour: {type: integer}
             limit: {type: integer, nullable: true}
+        observation:
+          type: string
+          description: "How a watcher of this store notices other processes' commits: inotify, polling every N ms (a network file system), or LISTEN/NOTIFY (PostgreSQL)."
     PhotoID:
       type: object
       required: [id]

@@ -22,6 +22,9 @@ public final class Store: Sendable {
     /// Opened as an immutable snapshot (read-only, where WAL's shared memory cannot be
     /// made): it shows the file as it was, and sees no later commit.
     public let isSnapshot: Bool
+    /// How this store notices other processes' commits while observed: `inotify`, or
+    /// `polling every N ms` (a network file system, or `observationMethod = .polling`).
+    public let observationDescription: String
 
     let pool: ConnectionPool
     let notifier: ChangeNotifier
@@ -66,8 +69,10 @@ public final class Store: Sendable {
         }
         self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
         self.executor = StoreExecutor(readers: configuration.maximumReaders)
-        notifier.remoteSource = RemoteCommitPoller(path: openPath, readOnly: readOnly, interval: configuration.observationInterval,
-                                                   busyMilliseconds: busyMilliseconds)
+        let watcher = RemoteCommitWatcher(path: openPath, readOnly: readOnly, interval: configuration.observationInterval,
+                                          busyMilliseconds: busyMilliseconds, method: configuration.observationMethod)
+        notifier.remoteSource = watcher
+        observationDescription = watcher.methodDescription
     }
 
     /// A store that lives in memory only, for tests: the same behaviour but no file, no
@@ -87,6 +92,7 @@ public final class Store: Sendable {
         self.pool = ConnectionPool(writer: connection, maximumReaders: 1, makeReader: nil)
         self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
         self.executor = StoreExecutor(readers: 1)
+        observationDescription = "this process only (in memory)"
     }
 
     deinit {

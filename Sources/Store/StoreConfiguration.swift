@@ -24,8 +24,12 @@ public struct StoreConfiguration: Sendable {
     public var maximumReaders: Int = 4
     /// History older than this is trimmed after commits (checked at most once a minute).
     public var historyRetention: TimeInterval = 7 * 24 * 3600
-    /// How often observers look for commits made by other processes.
+    /// How often observers look for commits made by other processes when they poll (see
+    /// `observationMethod`).
     public var observationInterval: TimeInterval = 0.05
+    /// How observers notice commits made by other processes: woken by inotify where it sees
+    /// every writer, else by polling.
+    public var observationMethod: ObservationMethod = .automatic
 
     /// The defaults.
     public init() {}

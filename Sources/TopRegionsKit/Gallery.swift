@@ -22,6 +22,13 @@ public final class Gallery: Sendable {
         store = try Store(path: path, schema: TopRegionsSchema.schema, migrator: TopRegionsSchema.migrator, configuration: configuration)
     }
 
+    /// How a SQLite gallery notices other processes' commits: inotify where the file system
+    /// shows every writer, else polling; `TOPREGIONS_OBSERVATION=polling` polls always (for
+    /// a shared file system the mount table does not name as one).
+    public static var observationMethod: ObservationMethod {
+        ProcessInfo.processInfo.environment["TOPREGIONS_OBSERVATION"] == "polling" ? .polling : .automatic
+    }
+
     /// What a caller does with a gallery it opens.
     public enum Use: Sendable {
         /// Reads only: an existing store, opened read-only when it cannot be written.
@@ -45,6 +52,7 @@ public final class Gallery: Sendable {
         var configuration = StoreConfiguration()
         configuration.access = use == .create ? .readWriteCreate : .readWrite
         if let busyTimeout { configuration.busyTimeout = busyTimeout }
+        configuration.observationMethod = observationMethod
         do {
             do {
                 return try Gallery(path: path, configuration: configuration)

@@ -19,13 +19,15 @@ extension Gallery: GalleryServing {
 extension PostgresGallery: GalleryServing {
     /// Read in one snapshot, on a connection of the gallery's pool.
     public func status(now: Date) throws -> GalleryStatus {
-        try read { context in
+        var status = try read { context in
             // A pass on any host holds the sync lock (pg_locks is the present, not the snapshot's).
             let holder = try context.rows(PostgresConnection.advisoryLockHolderQuery, [.integer(PostgresSyncLock.key)])
             return try Gallery.status(now: now, syncRunning: !holder.isEmpty, daemons: try PostgresDaemonPresence.running(in: context)) {
                 try context.rows($0).map(\.values)
             }
         }
+        status.observation = "LISTEN/NOTIFY"
+        return status
     }
 
     /// The database's name (the URL's path), never its host or user.

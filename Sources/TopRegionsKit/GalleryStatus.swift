@@ -24,6 +24,9 @@ public struct GalleryStatus: Sendable, Equatable {
     /// The daemons keeping the store fresh: a file's one, on this host; a database's, on
     /// any host (`PostgresDaemonPresence`).
     public var daemons: [RunningDaemon] = []
+    /// How a watcher of this store notices other processes' commits: `inotify`, `polling
+    /// every 50 ms`, or `LISTEN/NOTIFY`.
+    public var observation: String = ""
 }
 
 /// One row of `SyncRun`: a sync pass as it was recorded.
@@ -73,9 +76,11 @@ extension Gallery {
     public func status(now: Date = Date()) throws -> GalleryStatus {
         let syncRunning = SyncLock.holder(of: store) != nil
         let daemons = daemonPID.map { [RunningDaemon(pid: $0, host: RunningDaemon.thisHost)] } ?? []
-        return try store.read { context in
+        var status = try store.read { context in
             try Self.status(now: now, syncRunning: syncRunning, daemons: daemons) { try context.rows($0).map(\.values) }
         }
+        status.observation = store.observationDescription
+        return status
     }
 
     /// The status through `rows`, which runs a query without parameters on either kind of

@@ -50,6 +50,9 @@ public struct StatusReport: Encodable, Sendable {
     public var daemon: Daemon?
     /// The rate limit, and the calls made under it.
     public var rateLimit: RateLimit
+    /// How a watcher notices other processes' commits: `inotify`, `polling every 50 ms`,
+    /// or `LISTEN/NOTIFY`.
+    public var observation: String
 
     /// A running daemon: its pid on its host.
     public struct Daemon: Encodable, Sendable {
@@ -80,7 +83,7 @@ public struct StatusReport: Encodable, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case store, photos, regions, photographers, pendingPlaces, lastSync, daemon, rateLimit }
+    enum CodingKeys: String, CodingKey { case store, photos, regions, photographers, pendingPlaces, lastSync, daemon, rateLimit, observation }
     /// Encodes every key, null ones included, as the contract asks.
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -92,6 +95,7 @@ public struct StatusReport: Encodable, Sendable {
         try container.encode(lastSync, forKey: .lastSync)
         try container.encode(daemon, forKey: .daemon)
         try container.encode(rateLimit, forKey: .rateLimit)
+        try container.encode(observation, forKey: .observation)
     }
 
     /// The report of `status` for the store at `store` (a path, or what the API shows);
@@ -110,5 +114,6 @@ public struct StatusReport: Encodable, Sendable {
         }
         daemon = RunningDaemon.shown(of: status.daemons).map { Daemon(pid: $0.pid, host: showingHosts ? $0.host : nil) }
         rateLimit = RateLimit(callsLastHour: status.callsLastHour, limit: status.rateLimit)
+        observation = status.observation
     }
 }

@@ -100,6 +100,9 @@ extension Invocation {
     /// `TOPREGIONS_BUSY_TIMEOUT`: how long a command waits for another process's write to
     /// the store before it gives up with status 75.
     func busyTimeout() throws -> TimeInterval? {
+        if let method = environment["TOPREGIONS_OBSERVATION"], !["", "automatic", "polling"].contains(method) {
+            throw UsageError("TOPREGIONS_OBSERVATION must be automatic or polling, not \"\(TerminalText.escape(String(method.prefix(40))))\"", command: command)
+        }
         guard let text = environment["TOPREGIONS_BUSY_TIMEOUT"], !text.isEmpty else { return nil }
         guard let seconds = Duration.parse(text), seconds >= 1, seconds <= 86_400 else {
             throw UsageError("TOPREGIONS_BUSY_TIMEOUT must be a duration from 1s to 1d, like 5s or 2m, not \"\(text)\"", command: command)

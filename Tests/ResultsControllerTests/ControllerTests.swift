@@ -197,6 +197,7 @@ struct ControllerTests {
     private func batchSeenByAnotherStore(pollingEvery interval: TimeInterval, _ change: () throws -> Void) throws -> ChangeBatch {
         var configuration = StoreConfiguration()
         configuration.observationInterval = interval
+        configuration.observationMethod = .polling
         let watcherStore = try TestSchema.openStore(at: testStore.directory.appendingPathComponent("store.sqlite").path,
                                                     configuration: configuration)
         let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")])
@@ -225,6 +226,7 @@ struct ControllerTests {
     func limitedListSeesTwoCommitsAtOnce() throws {
         var configuration = StoreConfiguration()
         configuration.observationInterval = 1  // both commits land in one poll
+        configuration.observationMethod = .polling
         let watcherStore = try TestSchema.openStore(at: testStore.directory.appendingPathComponent("store.sqlite").path,
                                                     configuration: configuration)
         let request = FetchRequest(Photo.self, sortDescriptors: [SortKey("title")], fetchLimit: 4)

@@ -22,6 +22,7 @@ struct OrderingAndIdentityTests {
     private func otherWriter(pollingEvery interval: TimeInterval = 1) throws -> Store {
         var configuration = StoreConfiguration()
         configuration.observationInterval = interval
+        configuration.observationMethod = .polling
         return try TestSchema.openStore(at: testStore.directory.appendingPathComponent("store.sqlite").path, configuration: configuration)
     }
 
@@ -31,6 +32,7 @@ struct OrderingAndIdentityTests {
         // Poll rarely, so that the local commit surely comes first.
         var configuration = StoreConfiguration()
         configuration.observationInterval = 5
+        configuration.observationMethod = .polling
         let watched = try TestSchema.openStore(at: testStore.directory.appendingPathComponent("store.sqlite").path,
                                                configuration: configuration)
         let controller = try ResultsController<Photo>(store: watched, request: request)

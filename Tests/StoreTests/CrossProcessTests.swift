@@ -32,12 +32,36 @@ struct CrossProcessTests {
         observation.cancel()
     }
 
+    @Test("Another process's commits wake an observer through inotify, without polling, and the method is named")
+    func fileEventsWakeObservers() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        var configuration = StoreConfiguration()
+        configuration.observationInterval = 3_600  // a poll would come far too late to pass
+        let store = try TestSchema.openStore(at: path, configuration: configuration)
+        #expect(store.observationDescription == "inotify")
+        let log = EventLog()
+        let observation = store.observe { log.append($0) }
+        defer { observation.cancel() }
+        for round in 1...20 {
+            let child = try FixtureProcess(["write", path, "1", "1"])
+            #expect(child.wait() == 0, "\(child.standardError)")
+            #expect(eventually(timeout: 10) { log.committedEntries.count == round }, "commit \(round) was not noticed")
+        }
+        #expect(log.committedEntries.allSatisfy { $0.origin != store.origin })
+
+        configuration.observationMethod = .polling
+        let polling = try TestSchema.openStore(at: path, configuration: configuration)
+        #expect(polling.observationDescription == "polling every 3600000 ms")
+    }
+
     @Test("An observer that falls behind trimmed history is told to refetch")
     func remoteGapReported() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         var configuration = StoreConfiguration()
         configuration.observationInterval = 0.5
+        configuration.observationMethod = .polling
         let observer = try TestSchema.openStore(at: path, configuration: configuration)
         let log = EventLog()
         let observation = observer.observe { log.append($0) }

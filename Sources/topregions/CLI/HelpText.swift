@@ -5,6 +5,7 @@ enum HelpText {
     static let environment: [(String, String)] = [
         ("TOPREGIONS_STORE", "the store, when --store is not given: a SQLite file, or a postgresql:// URL"),
         ("TOPREGIONS_BUSY_TIMEOUT", "how long a write waits for another process's lock on the store before it exits 75 (default: 60s)"),
+        ("TOPREGIONS_OBSERVATION", "polling: notice other processes' commits to a SQLite store by polling every 50 ms instead of inotify (automatic: inotify unless on a network file system)"),
         ("TOPREGIONS_POSTGRES_POOL", "connections a process keeps to a PostgreSQL store, 1 to 64 (default: 1; 4 for serve)"),
         ("PGPASSFILE, PGSSLMODE, PGHOST, …", "libpq's own settings, for a PostgreSQL store (keep the password out of the URL)"),
         ("XDG_DATA_HOME", "where the default store lives ($XDG_DATA_HOME/topregions/store.sqlite; ~/.local/share when unset or not absolute)"),

@@ -57,6 +57,7 @@ extension Commands {
         let limit = status.rateLimit.map { "\($0.formatted()) calls/h" } ?? (status.rateLimitIsNone ? "none" : "not known yet")
         rows.append(("rate limit", limit))
         rows.append(("calls in the last hour", plural(Int(status.callsLastHour), "call")))
+        rows.append(("commits noticed by", status.observation))
         var table = Table([("", .key), ("", .text)])
         for row in rows { table.append([row.0, row.1]) }
         // Without the header line: a status is fields, not a list.
