@@ -26,6 +26,11 @@ public struct APIConfiguration: Sendable {
     public var allowedHosts: Set<String>?
     /// With `allowedHosts`: any loopback address (127.0.0.0/8, ::1) is answered too.
     public var answersLoopbackAddresses = false
+    /// Threads that answer the requests needing the store (`serve --workers`).
+    public var workers = StoreWorkers.defaultCount
+    /// How long a request that needs the store waits for it before it is answered 503 with
+    /// `Retry-After` (`serve --store-wait`); a write already begun is waited for.
+    public var storeWait: TimeInterval = 2
 
     /// The defaults, with large images cached in `imageCacheDirectory`.
     public init(imageCacheDirectory: URL) {

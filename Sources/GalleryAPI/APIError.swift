@@ -73,6 +73,12 @@ public struct APIError: Error, Sendable, Equatable {
     static let shuttingDown = APIError(503, "shutting_down", "the server is shutting down")
 
     /// Another process has held the store locked for longer than the server waits.
+    /// A request that needed the store and did not get an answer within `serve --store-wait`.
+    static func storeWaitedTooLong(_ seconds: TimeInterval) -> APIError {
+        APIError(503, "store_unavailable", "the store did not answer within \(seconds.formatted()) s; try again",
+                 headers: [Header(name: "Retry-After", value: "2")])
+    }
+
     static let storeBusy = APIError(503, "store_unavailable", "the store is busy: another process has held it locked for longer than the server waits; try again",
                                     headers: [Header(name: "Retry-After", value: "5")])
 

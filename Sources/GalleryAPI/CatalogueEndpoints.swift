@@ -8,7 +8,7 @@ extension GalleryAPI {
     /// The most regions one request may ask for.
     static let regionsLimit = 1_000
 
-    func catalogue(_ endpoint: Endpoint, _ request: HTTPRequest) throws -> HTTPResponse {
+    func catalogue(_ endpoint: Endpoint, _ request: HTTPRequest, access: StoreAccess) throws -> HTTPResponse {
         let body: [UInt8]
         switch endpoint {
         case .regions:
@@ -17,35 +17,39 @@ extension GalleryAPI {
             let byCountry = try query.boolean("byCountry")
             if byCountry {
                 guard !query.has("after") else { throw APIError.badRequest("byCountry lists are not paged: leave out after, or byCountry") }
-                body = try cache.bytes("regions?\(limit)&true") { try Self.encode(try gallery.topRegionRows(limit: limit, byCountry: true)) }
+                body = try cache.bytes("regions?\(limit)&true", access: access) { try Self.encode(try gallery.topRegionRows(limit: limit, byCountry: true)) }
                 break
             }
             let after = try query.text("after").map { try ListCursor(text: $0, list: ListCursor.regionsList) }
-            return try listPage("regions?\(limit)&\(after?.text ?? "")", request) { try gallery.regionPage(limit: limit, after: after) }
+            return try listPage("regions?\(limit)&\(after?.text ?? "")", request, access: access) { try gallery.regionPage(limit: limit, after: after) }
         case .regionPhotos(let placeID):
             let query = try QueryArguments(request, allowed: ["byPhotographer", "limit", "after"])
             let byPhotographer = try query.boolean("byPhotographer")
             if query.has("limit") || query.has("after") {
                 guard !byPhotographer else { throw APIError.badRequest("byPhotographer lists are not paged: leave out limit and after, or byPhotographer") }
                 let limit = try query.integer("limit", default: Self.photosPageSize, range: 1...Self.regionsLimit)
-                let region = try region(placeID: placeID)
-                let after = try query.text("after").map { try ListCursor(text: $0, list: ListCursor.photosList(region)) }
-                return try listPage("photos/\(placeID)?\(limit)&\(after?.text ?? "")", request) {
-                    try gallery.photoPage(inRegion: region, limit: limit, after: after)
+                let afterText = query.text("after")
+                // The cursor is checked against the region when the page is made: a kept
+                // page's cursor was.
+                return try listPage("photos/\(placeID)?\(limit)&\(afterText ?? "")", request, access: access) {
+                    let region = try region(placeID: placeID)
+                    let after = try afterText.map { try ListCursor(text: $0, list: ListCursor.photosList(region)) }
+                    return try gallery.photoPage(inRegion: region, limit: limit, after: after)
                 }
             }
-            body = try cache.bytes("photos/\(placeID)?\(byPhotographer)") {
+            body = try cache.bytes("photos/\(placeID)?\(byPhotographer)", access: access) {
                 let region = try region(placeID: placeID)
                 return try Self.encode(try gallery.photoRows(inRegion: region.id ?? -1, byPhotographer: byPhotographer))
             }
         case .photo(let flickrID):
             _ = try QueryArguments(request, allowed: [])
-            body = try cache.bytes("photo/\(flickrID)") {
+            body = try cache.bytes("photo/\(flickrID)", access: access) {
                 guard let detail = try gallery.photoDetail(flickrID: flickrID) else { throw APIError.notFound("no photo has id \(flickrID)") }
                 return try Self.encode(detail)
             }
         default:
             _ = try QueryArguments(request, allowed: [])
+            try access.require()
             body = try Self.encode(StatusReport(try gallery.status(now: Date()), store: gallery.publicStoreName, showingHosts: false))
         }
         return response(status: 200, json: body, for: request, headers: [("Cache-Control", "no-cache")])
@@ -56,8 +60,9 @@ extension GalleryAPI {
 
     /// A page of a list, from the cache under `key` (its rows and its next cursor), with the
     /// link to the next page made from this request.
-    private func listPage<Row: Encodable>(_ key: String, _ request: HTTPRequest, _ make: () throws -> ListPage<Row>) throws -> HTTPResponse {
-        let page = try cache.page(key) {
+    private func listPage<Row: Encodable>(_ key: String, _ request: HTTPRequest, access: StoreAccess,
+                                          _ make: () throws -> ListPage<Row>) throws -> HTTPResponse {
+        let page = try cache.page(key, access: access) {
             let page = try make()
             return (try Self.encode(page.rows), page.next?.text)
         }

@@ -7,7 +7,7 @@ import TopRegionsKit
 // store's history token, so a client that reconnects with `Last-Event-ID` gets the batches
 // it missed, or a snapshot when they are no longer kept.
 extension GalleryAPI {
-    func changes(_ endpoint: Endpoint, user: GalleryUser?, _ request: HTTPRequest) throws -> HTTPResponse {
+    func changes(_ endpoint: Endpoint, user: GalleryUser?, _ request: HTTPRequest, access: StoreAccess) throws -> HTTPResponse {
         let lastEventID = try Self.lastEventID(request)
         let key: String
         let makeHub: () throws -> any ChangeStreamHub
@@ -21,6 +21,7 @@ extension GalleryAPI {
             makeHub = { [gallery] in ListHub(list: try gallery.liveTopRegions(limit: limit)) }
         case .regionPhotosChanges(let placeID):
             _ = try QueryArguments(request, allowed: [])
+            try access.require()
             let regionID = try region(placeID: placeID).id ?? -1
             key = "photos/\(regionID)"
             makeHub = { [gallery] in ListHub(list: try gallery.liveRegionPhotos(regionID: regionID)) }
@@ -45,6 +46,8 @@ extension GalleryAPI {
         headers += corsHeaders(request)
         if endpoint == .recentsChanges || endpoint == .favoritesChanges { headers.append(("Vary", "Authorization")) }
         if request.method == "HEAD" { return HTTPResponse(status: 200, headers: headers) }
+        // A new list reads the store, and so may a subscriber's first snapshot.
+        try access.require()
         let stream = try streams.open(key, for: request.clientAddress, lastEventID: lastEventID,
                                       isAuthorised: stillAuthorised(user, request), makeHub: makeHub)
         return HTTPResponse(status: 200, headers: headers, body: .stream(stream))
@@ -53,9 +56,10 @@ extension GalleryAPI {
     /// For a user's own list: whether the token the stream was opened with still names that
     /// user (a rotated token, or a removed user, ends the stream). Catalogue streams of a
     /// private server likewise end with their token. A public catalogue stream needs none.
+    /// Asked of memory only (`TokenCache`), before every batch and heartbeat.
     private func stillAuthorised(_ user: GalleryUser?, _ request: HTTPRequest) -> @Sendable () -> Bool {
         guard let user, let token = Self.bearerToken(request) else { return { true } }
-        return { [gallery] in (try? gallery.authenticate(token: token))?.id == user.id }
+        return { [tokens] in tokens.stillNames(token, userID: user.id) }
     }
 
     /// The `Last-Event-ID` header: a history token (a whole number from 0).

@@ -15,13 +15,16 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     let cache: ResponseCache
     let streams: ChangeStreams
     let syncRunner: SyncRunner?
+    /// Where requests that need the store are answered: never on the server's threads.
+    let workers: StoreWorkers
+    /// Which user each token names, renewed when users change.
+    let tokens: TokenCache
     /// Where writes run: one at a time (SQLite has one writer), on a thread of their own.
     /// A write waiting for another process's lock blocks its thread; on the shared pool's
     /// few threads it would hold up reads, images and the server's own shutdown.
     let writes = DispatchQueue(label: "topregions.api.writes")
-    /// Users' changes (a token rotated, a user removed, in any process) end the streams
-    /// their old tokens opened at once.
-    private let userChanges: StoreObservation
+    /// Where a request that waited `storeWait` for its worker is answered 503.
+    private let patience = DispatchQueue(label: "topregions.api.store-wait")
 
     /// An API over `gallery`; without `sync`, `POST /api/sync` answers 503.
     public init(gallery: any GalleryServing, configuration: APIConfiguration, sync: SyncRunner? = nil) {
@@ -29,26 +32,34 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         self.configuration = configuration
         self.syncRunner = sync
         cache = ResponseCache(gallery: gallery)
+        workers = StoreWorkers(count: configuration.workers)
         let streams = ChangeStreams(streamsPerAddress: configuration.streamsPerAddress, heartbeatSeconds: configuration.heartbeatSeconds,
                                     lingerSeconds: configuration.lingerSeconds)
         self.streams = streams
-        userChanges = gallery.observeUserChanges { streams.recheckAuthorisation() }
+        // Users' changes (a token rotated, a user removed, in any process) end the streams
+        // their old tokens opened at once.
+        tokens = TokenCache(gallery: gallery) { streams.revokeUnauthorised() }
     }
 
     /// Ends every change stream and stops following the store.
     public func close() {
-        userChanges.cancel()
+        tokens.close()
         streams.close()
         cache.close()
+        workers.stop()
     }
 
     /// Change streams' lists open now (one results controller each).
     public var openLists: Int { streams.hubCount }
 
     /// Routes the request to its endpoint; a thrown error becomes an `APIError` answer.
+    /// Answered at once when memory has the answer (a kept page, a known token); otherwise
+    /// answered again on a worker, within `storeWait`.
     public func reply(to request: HTTPRequest) -> HTTPReply {
         do {
-            return try route(request)
+            return try route(request, access: .memoryOnly)
+        } catch is NeedsStore {
+            return onWorker(request) { [self] in try route(request, access: .workers) }
         } catch {
             return .now(errorResponse(APIError.from(error), for: request))
         }
@@ -71,7 +82,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
 
     // MARK: Routing
 
-    private func route(_ request: HTTPRequest) throws -> HTTPReply {
+    private func route(_ request: HTTPRequest, access: StoreAccess) throws -> HTTPReply {
         try checkHost(request)
         if request.method == "OPTIONS", configuration.corsOrigin != nil, request.header("Origin") != nil {
             return .now(preflight(request))
@@ -84,12 +95,12 @@ public final class GalleryAPI: HTTPHandler, Sendable {
             throw APIError.methodNotAllowed(LogText.escaped(request.method, limit: 16), allowed: endpoint.methods)
         }
         if !["GET", "HEAD"].contains(request.method) { try checkOrigin(request) }
-        let user = try authenticate(request, required: endpoint.isPerUser || configuration.isPrivate)
+        let user = try authenticate(request, required: endpoint.isPerUser || configuration.isPrivate, access: access)
         switch endpoint {
         case .regions, .regionPhotos, .photo, .status:
-            return .now(try catalogue(endpoint, request))
+            return .now(try catalogue(endpoint, request, access: access))
         case .search:
-            return .now(try search(request))
+            return .now(try search(request, access: access))
         case .openAPIDocument:
             return .now(try openAPIDocument(request))
         case .index:
@@ -104,18 +115,19 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         case .image(let id):
             return try image(flickrID: id, thumbnail: false, request)
         case .sync:
+            try access.require()
             return .now(try startSync(request))
         case .regionsChanges, .regionPhotosChanges, .recentsChanges, .favoritesChanges:
-            return .now(try changes(endpoint, user: user, request))
+            return .now(try changes(endpoint, user: user, request, access: access))
         case .view, .recents, .favorites, .favorite, .favoritesMove:
             guard let user else { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
-            return try userList(endpoint, user: user, request)
+            return try userList(endpoint, user: user, request, access: access)
         }
     }
 
     /// The user whose bearer token the request carries; 401 when it carries none and one
     /// is `required`, or a wrong one.
-    private func authenticate(_ request: HTTPRequest, required: Bool) throws -> GalleryUser? {
+    private func authenticate(_ request: HTTPRequest, required: Bool, access: StoreAccess) throws -> GalleryUser? {
         guard let header = request.header("Authorization") else {
             if required { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
             return nil
@@ -123,7 +135,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         guard let token = Self.bearerToken(request) else {
             throw APIError.unauthorized("the Authorization header must be Bearer TOKEN")
         }
-        guard let user = try gallery.authenticate(token: token) else {
+        guard let user = try tokens.user(for: token, access: access) else {
             throw APIError.unauthorized("the token is not valid (it may have been rotated)")
         }
         return user
@@ -216,19 +228,42 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         return HTTPResponse(status: 204, headers: headers)
     }
 
-    /// Runs a blocking write off the polling threads; its error becomes the response.
-    ///
-    /// Writes run one at a time, so one queued behind writes that waited out another
-    /// process's lock could wait many times the store's busy timeout: one that has waited
-    /// that long already is answered 503 at once, as its own wait would have ended.
+    /// Answers on a worker what `body` answers (awaiting it when it answers later), or 503
+    /// when the store has not answered within `storeWait`: a worker still reading then
+    /// finishes, and its answer is dropped.
+    func onWorker(_ request: HTTPRequest, _ body: @escaping @Sendable () throws -> HTTPReply) -> HTTPReply {
+        let deadline = DispatchTime.now() + configuration.storeWait
+        return .later { [self] in
+            let reply = await withCheckedContinuation { (continuation: CheckedContinuation<HTTPReply, Never>) in
+                let answer = FirstAnswer(continuation)
+                let waitedTooLong = HTTPReply.now(errorResponse(.storeWaitedTooLong(configuration.storeWait), for: request))
+                workers.submit(deadline: deadline, {
+                    do { answer.give(try body()) } catch {
+                        answer.give(.now(self.errorResponse(APIError.from(error), for: request)))
+                    }
+                }, expired: { answer.give(waitedTooLong) })
+                patience.asyncAfter(deadline: deadline) { answer.give(waitedTooLong) }
+            }
+            switch reply {
+            case .now(let response): return response
+            case .later(let work): return await work()
+            }
+        }
+    }
+
+    /// Runs a blocking write off the polling threads, one at a time; its error becomes the
+    /// response. A write that could not begin within `storeWait` (queued behind writes that
+    /// waited for another process's lock) is answered 503 without running; one begun is
+    /// waited for (the store's busy timeout bounds it): its client must know whether it
+    /// happened.
     func later(_ request: HTTPRequest, _ body: @escaping @Sendable () throws -> HTTPResponse) -> HTTPReply {
         let queued = DispatchTime.now()
-        let patience = gallery.busyTimeout
+        let patience = configuration.storeWait
         return .later { [self] in
             await withCheckedContinuation { continuation in
                 writes.async {
                     if Double(DispatchTime.now().uptimeNanoseconds - queued.uptimeNanoseconds) / 1e9 > patience {
-                        continuation.resume(returning: self.errorResponse(.storeBusy, for: request))
+                        continuation.resume(returning: self.errorResponse(.storeWaitedTooLong(patience), for: request))
                         return
                     }
                     do { continuation.resume(returning: try body()) } catch {

@@ -23,7 +23,7 @@ extension GalleryAPI {
         // Answered from memory when this image was read since the store's last commit (a
         // commit may have replaced the photo): no store read, file read or hashing.
         let key = "\(flickrID)/\(thumbnail ? "thumbnail" : size.rawValue)"
-        let (kept, generation) = cache.image(key)
+        let (kept, marker) = cache.image(key)
         if let kept { return .now(imageResponse(kept.bytes, tag: kept.tag, request)) }
         let gallery = gallery
         let configuration = configuration
@@ -35,7 +35,7 @@ extension GalleryAPI {
                                               cacheDirectory: configuration.imageCacheDirectory)
                 let bytes = Array(data)
                 let tag = "\"\(Self.digest(bytes).prefix(32))\""
-                cache.keepImage(key, bytes: bytes, tag: tag, seen: generation)
+                cache.keepImage(key, bytes: bytes, tag: tag, madeAfter: marker)
                 return imageResponse(bytes, tag: tag, request)
             } catch {
                 return errorResponse(APIError.from(error), for: request)

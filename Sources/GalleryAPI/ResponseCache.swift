@@ -2,15 +2,25 @@ import Foundation
 import Store
 import TopRegionsKit
 
-/// Encoded answers to catalogue reads, kept until the store's next commit (whoever makes
-/// it): a list is encoded once per change, not once per request. This process's commits
-/// are seen before they return; others' within the store's observation interval.
+/// Encoded answers to catalogue reads and images, kept until any process commits to the
+/// store: a list is encoded once per change, not once per request.
+///
+/// Before it answers, the cache asks the store's commit counter
+/// (`ObservableStore.commitCounter`, microseconds, no lock of the store's): once a commit
+/// has returned anywhere, no answer made before it is given (read-after-commit), even
+/// before the observation hears of the commit.
 ///
 /// `@unchecked Sendable`: the mutable state is guarded by `lock`.
 final class ResponseCache: @unchecked Sendable {
+    /// A list's page as answered: its body, and where the next page is.
+    typealias Page = (body: [UInt8], next: String?)
+
     private let lock = NSLock()
-    private var entries: [String: (body: [UInt8], next: String?)] = [:]
-    private var generation = 0
+    private let store: any ObservableStore
+    private var entries: [String: Page] = [:]
+    /// The store's commit counter the entries were made under.
+    private var counter: UInt64
+    /// Keeps a PostgreSQL store's listener running: its notifications move the counter.
     private var observation: StoreObservation?
     private let maximumEntries: Int
     /// Images as answered (bytes and entity tag), by photo and size: an image read from the
@@ -22,47 +32,84 @@ final class ResponseCache: @unchecked Sendable {
 
     init(gallery: any GalleryObserving, maximumEntries: Int = 4_096) {
         self.maximumEntries = maximumEntries
+        store = gallery.observableStore
+        counter = store.commitCounter()
         observation = gallery.observeCommits { [weak self] in self?.invalidate() }
     }
 
-    /// The cached bytes for `key`, else what `make` returns (cached unless a commit came
-    /// while it ran).
-    func bytes(_ key: String, _ make: () throws -> [UInt8]) rethrows -> [UInt8] {
-        try page(key) { (try make(), nil) }.body
+    /// The counter to hand to `keep` for an answer about to be made: read before the
+    /// store is, so a commit while it is made keeps it out.
+    func marker() -> UInt64 { store.commitCounter() }
+
+    /// The page kept for `key`, if no commit came since it was made.
+    func page(_ key: String) -> Page? {
+        let now = store.commitCounter()
+        return lock.withLock {
+            catchUpLocked(now)
+            return entries[key]
+        }
     }
 
-    /// The cached page for `key` (its body, and where the next page is), else what
-    /// `make` returns, cached the same way.
-    func page(_ key: String, _ make: () throws -> (body: [UInt8], next: String?)) rethrows -> (body: [UInt8], next: String?) {
-        let (cached, seen) = lock.withLock { (entries[key], generation) }
-        if let cached { return cached }
+    /// The page kept for `key`, else what `make` returns (the store read on a worker:
+    /// `access` must allow it), kept unless a commit came while it was made.
+    func page(_ key: String, access: StoreAccess, _ make: () throws -> Page) throws -> Page {
+        let before = marker()
+        if let kept = lock.withLock({ () -> Page? in catchUpLocked(before); return entries[key] }) { return kept }
+        try access.require()
         let made = try make()
-        lock.withLock {
-            guard generation == seen else { return }
-            if entries.count >= maximumEntries { entries.removeAll(keepingCapacity: true) }
-            entries[key] = made
-        }
+        keep(key, made, madeAfter: before)
         return made
     }
 
-    func invalidate() {
+    /// `page(_:access:_:)` for an answer without a next page.
+    func bytes(_ key: String, access: StoreAccess, _ make: () throws -> [UInt8]) throws -> [UInt8] {
+        try page(key, access: access) { (try make(), nil) }.body
+    }
+
+    /// Keeps `page`, made from a read begun after `marker` was taken, unless a commit came since.
+    func keep(_ key: String, _ page: Page, madeAfter marker: UInt64) {
+        let now = store.commitCounter()
         lock.withLock {
-            generation += 1
-            entries.removeAll(keepingCapacity: true)
-            images.removeAll()
-            imageBytes = 0
+            catchUpLocked(now)
+            guard now == marker else { return }
+            if entries.count >= maximumEntries { entries.removeAll(keepingCapacity: true) }
+            entries[key] = page
         }
     }
 
-    /// The image kept for `key`, and the generation to hand to `keepImage` when there is none.
-    func image(_ key: String) -> (image: (bytes: [UInt8], tag: String)?, generation: Int) {
-        lock.withLock { (images[key], generation) }
+    /// Drops everything when the store's counter moved.
+    private func catchUpLocked(_ now: UInt64) {
+        guard now != counter else { return }
+        counter = now
+        clearLocked()
     }
 
-    /// Keeps an image read in `seen`'s generation, unless a commit has come since.
-    func keepImage(_ key: String, bytes: [UInt8], tag: String, seen: Int) {
+    private func clearLocked() {
+        entries.removeAll(keepingCapacity: true)
+        images.removeAll()
+        imageBytes = 0
+    }
+
+    /// A commit was delivered: drop everything (the counter has moved too, or will).
+    func invalidate() {
+        lock.withLock(clearLocked)
+    }
+
+    /// The image kept for `key`, and the marker to hand to `keepImage` when there is none.
+    func image(_ key: String) -> (image: (bytes: [UInt8], tag: String)?, marker: UInt64) {
+        let now = store.commitCounter()
+        return lock.withLock {
+            catchUpLocked(now)
+            return (images[key], now)
+        }
+    }
+
+    /// Keeps an image read after `marker` was taken, unless a commit has come since.
+    func keepImage(_ key: String, bytes: [UInt8], tag: String, madeAfter marker: UInt64) {
+        let now = store.commitCounter()
         lock.withLock {
-            guard generation == seen, bytes.count <= maximumImageBytes / 8 else { return }
+            catchUpLocked(now)
+            guard now == marker, bytes.count <= maximumImageBytes / 8 else { return }
             if imageBytes + bytes.count > maximumImageBytes {
                 images.removeAll()
                 imageBytes = 0

@@ -8,7 +8,7 @@ extension GalleryAPI {
     /// Photos a search page holds unless `limit` says otherwise.
     static let searchPageSize = 24
 
-    func search(_ request: HTTPRequest) throws -> HTTPResponse {
+    func search(_ request: HTTPRequest, access: StoreAccess) throws -> HTTPResponse {
         let query = try QueryArguments(request, allowed: ["q", "region", "limit", "after"])
         guard let text = query.text("q") else { throw APIError.badRequest("search needs q=WORDS (words of a title, description, photographer, region or country)") }
         if let problem = Gallery.searchQueryProblem(text) { throw APIError.badRequest("q: \(problem)") }
@@ -17,7 +17,7 @@ extension GalleryAPI {
         if let placeID, !Endpoint.isPlaceID(placeID) { throw APIError.badRequest("region must be a region's Flickr place id") }
         let after = query.text("after")
         let key = "search?\(text.utf8.count):\(text)&\(placeID ?? "")&\(limit)&\(after ?? "")"
-        let page = try cache.page(key) { () throws -> (body: [UInt8], next: String?) in
+        let page = try cache.page(key, access: access) { () throws -> ResponseCache.Page in
             let within: RegionRecord? = try placeID.map { try self.region(placeID: $0) }
             let results = try gallery.search(text, region: within, limit: limit, after: after)
             let next: String? = results.next.map { self.nextLink(request, cursor: $0.text) }

@@ -6,14 +6,16 @@ import TopRegionsKit
 // One user's Recents and Favorites: every read and write is the token's user's, so no
 // request can reach another user's lists.
 extension GalleryAPI {
-    func userList(_ endpoint: Endpoint, user: GalleryUser, _ request: HTTPRequest) throws -> HTTPReply {
+    func userList(_ endpoint: Endpoint, user: GalleryUser, _ request: HTTPRequest, access: StoreAccess) throws -> HTTPReply {
         _ = try QueryArguments(request, allowed: [])
         let headers: [(name: String, value: String)] = [("Cache-Control", "no-store"), ("Vary", "Authorization")]
         let gallery = gallery
         switch (endpoint, request.method) {
         case (.recents, _):
+            try access.require()
             return .now(try json(try gallery.recentRows(for: user), for: request, headers: headers))
         case (.favorites, "GET"), (.favorites, "HEAD"):
+            try access.require()
             return .now(try json(try gallery.favoriteRows(for: user), for: request, headers: headers))
         case (.view(let id), _):
             try JSONBody.expectNone(request)

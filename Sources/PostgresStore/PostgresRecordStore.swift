@@ -137,6 +137,11 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
         try snapshot { try PostgresHistory.currentToken(on: $0) }
     }
 
+    /// This object's commits and the notifications of others' it has heard (while observed).
+    public func commitCounter() -> UInt64 {
+        notifier.noticesAndLocalCommits
+    }
+
     public func history(since token: Int64) throws -> [HistoryEntry] {
         try snapshot { try PostgresHistory.entries(since: token, schema: schema, on: $0) }
     }

@@ -36,6 +36,8 @@ package final class ChangeNotifier: @unchecked Sendable {
     /// among them, so they are delivered without waiting for consecutive tokens.
     private var completeThrough: Int64 = 0
     private var catchUpRequested = false
+    /// How many times a remote source said something may have been committed.
+    private var remoteNotices: UInt64 = 0
     /// The newest token handed to the observers (or older than every observer's interest).
     private var deliveredThrough: Int64 = 0
     private var nextID = 0
@@ -97,7 +99,17 @@ package final class ChangeNotifier: @unchecked Sendable {
 
     /// Something may have been committed by another process: read the history next time.
     package func requestCatchUp() {
-        lock.withLock { catchUpRequested = true }
+        lock.withLock {
+            catchUpRequested = true
+            remoteNotices &+= 1
+        }
+    }
+
+    /// Commits this store object made (delivered before they return) and notices of
+    /// others' (`requestCatchUp`), counted: `ObservableStore.commitCounter` where no cheaper
+    /// exact number exists.
+    package var noticesAndLocalCommits: UInt64 {
+        lock.withLock { remoteNotices &+ deliveredThrough.magnitude }
     }
 
     /// A catch-up was asked for (or failed and waits to be tried again).

@@ -20,6 +20,14 @@ public protocol ObservableStore: StoreWriting {
     /// The token of the newest commit (0 before the first).
     func currentToken() throws -> Int64
 
+    /// A number that changes when any process has committed to the store since it was last
+    /// read, read without waiting for the store's locks or the network: a cache of reads
+    /// compares it before it answers, so that once a commit has returned anywhere, no
+    /// answer made before it is given (read-after-commit). A SQLite file's is its
+    /// `data_version`; a database's, the commits this process made or heard of (its own
+    /// at once, others' as their notifications arrive).
+    func commitCounter() -> UInt64
+
     /// The commits after `token`, oldest first; throws `historyTrimmed` when some are gone.
     func history(since token: Int64) throws -> [HistoryEntry]
 

@@ -29,6 +29,8 @@ public final class Store: Sendable {
     let pool: ConnectionPool
     let notifier: ChangeNotifier
     let executor: StoreExecutor
+    /// The file's `data_version`, for `commitCounter`; nil in memory (one connection).
+    private let dataVersion: DataVersionProbe?
     private let lastHistoryTrim = Mutex<Date>(.distantPast)
 
     /// Opens the store at `path`, creating it (mode 0600) when missing, and applies the
@@ -73,6 +75,7 @@ public final class Store: Sendable {
                                           busyMilliseconds: busyMilliseconds, method: configuration.observationMethod)
         notifier.remoteSource = watcher
         observationDescription = watcher.methodDescription
+        dataVersion = DataVersionProbe(path: openPath, readOnly: readOnly)
     }
 
     /// A store that lives in memory only, for tests: the same behaviour but no file, no
@@ -93,6 +96,7 @@ public final class Store: Sendable {
         self.notifier = ChangeNotifier(origin: origin, history: Self.historySource(pool))
         self.executor = StoreExecutor(readers: 1)
         observationDescription = "this process only (in memory)"
+        dataVersion = nil
     }
 
     deinit {
@@ -122,6 +126,7 @@ public final class Store: Sendable {
     /// Closes the store: later calls throw `closed`; observers stop.
     public func close() {
         notifier.stop()
+        dataVersion?.close()
         pool.close()
     }
 
@@ -195,6 +200,11 @@ public final class Store: Sendable {
     }
 
     // MARK: History
+
+    /// The file's `data_version` (in memory: the commits delivered).
+    public func commitCounter() -> UInt64 {
+        dataVersion?.current() ?? notifier.noticesAndLocalCommits
+    }
 
     /// The token of the newest commit (0 before the first).
     public func currentToken() throws -> Int64 {

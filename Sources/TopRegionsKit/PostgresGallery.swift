@@ -96,6 +96,8 @@ extension PostgresGallery: ObservableStore {
         try Gallery.withPostgresErrors(location) { try store.currentToken() }
     }
 
+    public func commitCounter() -> UInt64 { store.commitCounter() }
+
     public func history(since token: Int64) throws -> [HistoryEntry] {
         try Gallery.withPostgresErrors(location) { try store.history(since: token) }
     }

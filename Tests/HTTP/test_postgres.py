@@ -201,5 +201,96 @@ class SyncAndLocksOnOneDatabase(unittest.TestCase):
         self.assertNotIn(b"postgresql", body, "the answer does not say where the store is")
 
 
+class StalledDatabase(unittest.TestCase):
+    """A table locked from psql: what does not need it goes on, what does is answered 503
+    within --store-wait, and everything resumes when the lock goes, without a restart."""
+
+    def setUp(self):
+        self.workspace = PostgresWorkspace()
+        self.addCleanup(self.workspace.close)
+        self.served = Server(self.workspace, "--store-wait", "1s")
+        self.addCleanup(self.served.stop)
+
+    def hold_lock(self, table, seconds):
+        """Locks `table` from psql for `seconds`; returns once the lock is held."""
+        holder = subprocess.Popen([os.path.join(server.programs, "psql"), "-X", "-q", self.workspace.store, "-c",
+                                   f"BEGIN; LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep({seconds}); COMMIT"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(holder.wait)
+        query = f"SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = '{table}' AND l.granted"
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            out = subprocess.run([os.path.join(server.programs, "psql"), "-X", "-q", "-t", "-A", self.workspace.store, "-c", query],
+                                 capture_output=True, text=True, timeout=10).stdout.strip()
+            if out not in ("", "0"):
+                return holder
+            time.sleep(0.05)
+        raise AssertionError(f"the lock on {table} was not taken")
+
+    def timed(self, method, path, token=None):
+        started = time.monotonic()
+        status, headers, body = self.served.request(method, path, token=token)
+        return status, headers, body, time.monotonic() - started
+
+    def test_a_locked_table_stalls_only_what_reads_it(self):
+        token = self.workspace.add_user("ida")
+        self.served.get_json("/api/regions")
+        self.served.get_json("/api/recents", token=token)
+        holder = self.hold_lock("recent", 6)
+        status, headers, body, seconds = self.timed("GET", "/api/recents", token=token)
+        self.assertEqual(status, 503, body)
+        self.assertEqual(json.loads(body)["error"]["code"], "store_unavailable")
+        self.assertIn("retry-after", headers)
+        self.assertLess(seconds, 2.5, "a read of the locked table is answered within --store-wait")
+        # Meanwhile, what memory has is answered at once, and a list that does not read
+        # the locked table opens.
+        slowest = max(self.timed("GET", "/api/regions")[3] for _ in range(50))
+        self.assertLess(slowest, 0.5, "cached reads go on")
+        stream = EventStream(self.served, "/api/regions/changes?limit=3")
+        self.addCleanup(stream.close)
+        self.assertEqual(stream.status, 200)
+        self.assertTrue(stream.wait_for(lambda events: events, timeout=2), "another list opens while the table is locked")
+        holder.wait(30)
+        deadline = time.monotonic() + 10
+        while self.timed("GET", "/api/recents", token=token)[0] != 200:
+            self.assertLess(time.monotonic(), deadline, "the server resumes when the lock goes")
+            time.sleep(0.1)
+
+    def test_a_slow_new_list_delays_no_other_list_or_read(self):
+        region = self.served.get_json("/api/regions?limit=1")[0]
+        holder = self.hold_lock("photo", 5)
+        opened = {}
+
+        def open_slow_list():
+            started = time.monotonic()
+            slow = EventStream(self.served, f"/api/regions/{region['id']}/photos/changes")
+            opened["status"], opened["seconds"] = slow.status, time.monotonic() - started
+            slow.close()
+
+        thread = threading.Thread(target=open_slow_list)
+        thread.start()
+        time.sleep(0.3)  # the slow list is being made
+        started = time.monotonic()
+        other = EventStream(self.served, "/api/regions/changes?limit=4")
+        self.addCleanup(other.close)
+        self.assertTrue(other.wait_for(lambda events: events, timeout=2))
+        self.assertLess(time.monotonic() - started, 1.5, "another new list opens while the slow one is made")
+        self.assertLess(self.timed("GET", "/api/regions?limit=2")[3], 1.0)
+        thread.join(30)
+        self.assertEqual(opened.get("status"), 503, "the slow list's open is answered within --store-wait")
+        self.assertLess(opened["seconds"], 2.5)
+        holder.wait(30)
+        deadline = time.monotonic() + 10
+        while True:
+            stream = EventStream(self.served, f"/api/regions/{region['id']}/photos/changes")
+            if stream.status == 200:
+                self.addCleanup(stream.close)
+                self.assertTrue(stream.wait_for(lambda events: events, timeout=5))
+                break
+            stream.close()
+            self.assertLess(time.monotonic() - deadline, 0, "the list opens once the lock goes")
+            time.sleep(0.2)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -17,7 +17,9 @@ extension Commands {
                   .value("max-connections", "N", "connections open at once", default: "4096"),
                   .value("max-streams-per-address", "N", "change streams open at once from one client address", default: "64"),
                   .value("max-connections-per-address", "N", "connections open at once from one client address", default: "256"),
-                  .value("request-timeout", "DURATION", "time a client has to send a request's line and headers", default: "10s")]
+                  .value("request-timeout", "DURATION", "time a client has to send a request's line and headers", default: "10s"),
+                  .value("workers", "N", "threads that answer requests needing the store (default: 2 per core)"),
+                  .value("store-wait", "DURATION", "how long a request waits for the store before it is answered 503 with Retry-After", default: "2s")]
             + SourceOptions.all,
         examples: [Example(arguments: ["serve", "--listen", "127.0.0.1:0"], explanation: "serve on a free loopback port (printed); SIGTERM stops it")],
         discussion: "Prints the address it listens on, then one log line per request on stderr. SIGTERM or SIGINT: no new connections, requests in flight finish, change streams end, exit 0 within 5 s. Users and their API tokens: topregions users. The API: docs/openapi.yaml.",
@@ -40,6 +42,8 @@ extension Commands {
         configuration.answersLoopbackAddresses = settings.address.isLoopback
         configuration.imageSource = try invocation.imageSource()
         configuration.streamsPerAddress = settings.streamsPerAddress
+        configuration.workers = settings.workers
+        configuration.storeWait = settings.storeWait
         let api = GalleryAPI(gallery: gallery, configuration: configuration, sync: runner)
         let stop = StopSignal()
         let signals = SignalEvents { event in
@@ -96,6 +100,8 @@ struct ServeSettings {
     var corsOrigin: String?
     var allowedHosts: Set<String>?
     var streamsPerAddress: Int
+    var workers: Int
+    var storeWait: TimeInterval
     var limits = HTTPServerLimits()
 
     init(_ invocation: Invocation) throws {
@@ -117,6 +123,8 @@ struct ServeSettings {
         limits.connections = try invocation.integer("max-connections", default: 4_096, range: 1...1_000_000)
         limits.connectionsPerAddress = try invocation.integer("max-connections-per-address", default: 256, range: 1...1_000_000)
         limits.requestSeconds = try invocation.duration("request-timeout", default: 10, range: 0.1...3_600)
+        workers = try invocation.integer("workers", default: StoreWorkers.defaultCount, range: 1...1_024)
+        storeWait = try invocation.duration("store-wait", default: 2, range: 0.05...600)
     }
 
     /// `--allowed-host`'s names and the loopback ones; nil (any) when the server listens

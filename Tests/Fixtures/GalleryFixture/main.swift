@@ -4,6 +4,8 @@
 //   gallery-fixture STORE PLACES PHOTOS
 //   gallery-fixture sql STORE STATEMENT…   each statement in one transaction, through the
 //                                          store (so every observer hears of it)
+//   gallery-fixture sql-lines STORE        each line of standard input as a statement, in a
+//                                          transaction of its own; "committed" after each
 //
 // Syncs the generated pages in PLACES (resolving every place), then the pages in PHOTOS in
 // one pass that loads them in bulk after its first 1,000 new photos, printing a line after
@@ -31,6 +33,19 @@ if arguments.count >= 4, arguments[1] == "sql" {
         }
         store.close()
         report("committed")
+        exit(0)
+    } catch {
+        fail("\(error)")
+    }
+}
+if arguments.count == 3, arguments[1] == "sql-lines" {
+    do {
+        let store = try Store(path: arguments[2], schema: TopRegionsSchema.schema, migrator: TopRegionsSchema.migrator)
+        while let statement = readLine() {
+            try store.write { try $0.execute(statement) }
+            report("committed")
+        }
+        store.close()
         exit(0)
     } catch {
         fail("\(error)")
