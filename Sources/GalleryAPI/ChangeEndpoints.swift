@@ -10,7 +10,7 @@ extension GalleryAPI {
     func changes(_ endpoint: Endpoint, user: GalleryUser?, _ request: HTTPRequest, access: StoreAccess) throws -> HTTPResponse {
         let lastEventID = try Self.lastEventID(request)
         let key: String
-        let makeHub: () throws -> any ChangeStreamHub
+        let makeList: () throws -> any FollowedList
         switch endpoint {
         case .regionsChanges:
             // No byCountry: a live list's rows are ranked within their section, which would
@@ -18,22 +18,22 @@ extension GalleryAPI {
             let query = try QueryArguments(request, allowed: ["limit"])
             let limit = try query.integer("limit", default: Gallery.topRegionsLimit, range: 1...Self.regionsLimit)
             key = "regions/\(limit)"
-            makeHub = { [gallery] in ListHub(list: try gallery.liveTopRegions(limit: limit)) }
+            makeList = { [gallery] in try gallery.liveTopRegions(limit: limit) }
         case .regionPhotosChanges(let placeID):
             _ = try QueryArguments(request, allowed: [])
             try access.require()
             let regionID = try region(placeID: placeID).id ?? -1
             key = "photos/\(regionID)"
-            makeHub = { [gallery] in ListHub(list: try gallery.liveRegionPhotos(regionID: regionID)) }
+            makeList = { [gallery] in try gallery.liveRegionPhotos(regionID: regionID) }
         case .recentsChanges, .favoritesChanges:
             _ = try QueryArguments(request, allowed: [])
             guard let user else { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
             if endpoint == .recentsChanges {
                 key = "recents/\(user.id)"
-                makeHub = { [gallery] in ListHub(list: try gallery.liveRecents(for: user)) }
+                makeList = { [gallery] in try gallery.liveRecents(for: user) }
             } else {
                 key = "favorites/\(user.id)"
-                makeHub = { [gallery] in ListHub(list: try gallery.liveFavorites(for: user)) }
+                makeList = { [gallery] in try gallery.liveFavorites(for: user) }
             }
         default:
             throw APIError.notFound("no change stream at \(request.path)")
@@ -49,7 +49,7 @@ extension GalleryAPI {
         // A new list reads the store, and so may a subscriber's first snapshot.
         try access.require()
         let stream = try streams.open(key, for: request.clientAddress, lastEventID: lastEventID,
-                                      isAuthorised: stillAuthorised(user, request), makeHub: makeHub)
+                                      isAuthorised: stillAuthorised(user, request), makeList: makeList)
         return HTTPResponse(status: 200, headers: headers, body: .stream(stream))
     }
 

@@ -1,28 +1,31 @@
 import Foundation
 import HTTPServer
 
-/// The change streams a server has open: one hub (one live list, one results controller)
-/// per distinct list, however many clients follow it. A hub outlives its last subscriber by
-/// `lingerSeconds`, so that a client that reconnects (`Last-Event-ID`) finds the batches it
-/// missed. Counts streams per client address, and sends every stream a heartbeat.
+/// The change streams a server has open: one live list (one results controller) per
+/// distinct list, however many clients follow it; the list fans its events out. A list
+/// outlives its last subscriber by `lingerSeconds`, so that a client that reconnects
+/// (`Last-Event-ID`) finds the batches it missed. Counts streams per client address, and
+/// sends every stream a heartbeat.
 ///
-/// The registry's lock guards only its maps: a new list is made outside it (a fetch and
-/// a read of its rows), once however many clients open it at the same time, and
-/// subscribing happens under the hub's own lock; so a slow list delays no other list's
-/// opening, no close and no heartbeat.
+/// The registry's lock guards only its maps: a new list is made outside it (a fetch),
+/// once however many clients open it at the same time, and a subscriber's first events are
+/// read on the list's own queue; so a slow list delays no other list's opening, no close
+/// and no heartbeat.
 ///
 /// `@unchecked Sendable`: the mutable state is guarded by `lock`.
 final class ChangeStreams: @unchecked Sendable {
-    /// A list's hub, or the hub being made for it by the first client that opened it.
+    /// A list, or the list being made by the first client that opened it.
     private enum Slot {
-        case ready(any ChangeStreamHub)
-        case making(HubBeingMade)
+        case ready(any FollowedList, SSEFrames)
+        case making(ListBeingMade)
     }
 
     private let lock = NSLock()
     private var slots: [String: Slot] = [:]
     private var streamsByAddress: [String: Int] = [:]
-    /// Streams between finding their list's hub and subscribing to it, by list: a hub
+    /// Every stream open, for heartbeats and revocations.
+    private var subscribers: [ObjectIdentifier: StreamSubscriber] = [:]
+    /// Streams between finding their list and subscribing to it, by list: a list
     /// with some is not closed for want of subscribers.
     private var subscribing: [String: Int] = [:]
     private var closed = false
@@ -41,25 +44,27 @@ final class ChangeStreams: @unchecked Sendable {
         heartbeat.resume()
     }
 
-    /// Opens a stream on the list `key` (its hub made by `makeHub` when none is open) for a
-    /// client at `address`; 429 past the client's limit, 503 once closed. The stream ends
-    /// when `isAuthorised` no longer holds (asked, of memory, before each batch and heartbeat).
+    /// Opens a stream on the list `key` (made by `makeList` when none is open) for a client
+    /// at `address`; 429 past the client's limit, 503 once closed. The stream ends when
+    /// `isAuthorised` no longer holds (asked, of memory, before each event and heartbeat).
     func open(_ key: String, for address: String, lastEventID: Int64?,
               isAuthorised: @escaping @Sendable () -> Bool = { true },
-              makeHub: () throws -> any ChangeStreamHub) throws -> EventStream {
+              makeList: () throws -> any FollowedList) throws -> EventStream {
         try reserve(address)
-        let hub: any ChangeStreamHub
+        let (list, frames): (any FollowedList, SSEFrames)
         do {
-            hub = try self.hub(key, makeHub)
+            (list, frames) = try self.list(key, makeList)
         } catch {
             release(address)
             throw error
         }
         let stream = EventStream()
         stream.write(Self.retryAdvice)
-        hub.subscribe(stream, lastEventID: lastEventID, isAuthorised: isAuthorised)
+        let subscriber = StreamSubscriber(stream: stream, isAuthorised: isAuthorised)
+        lock.withLock { subscribers[ObjectIdentifier(subscriber)] = subscriber }
+        subscriber.follow(list, after: lastEventID, frames: frames)
         doneSubscribing(key)
-        stream.onClose { [weak self] in self?.closed(stream, key: key, address: address) }
+        stream.onClose { [weak self] in self?.closed(subscriber, list: list, key: key, address: address) }
         if lock.withLock({ closed }) { stream.finish() }
         return stream
     }
@@ -83,33 +88,33 @@ final class ChangeStreams: @unchecked Sendable {
         }
     }
 
-    /// The open hub of `key`; else the one another client is making (waited for); else
+    /// The open list of `key`; else the one another client is making (waited for); else
     /// one made here, outside the lock.
-    private func hub(_ key: String, _ makeHub: () throws -> any ChangeStreamHub) throws -> any ChangeStreamHub {
-        enum Next { case use(any ChangeStreamHub), wait(HubBeingMade), make(HubBeingMade) }
+    private func list(_ key: String, _ makeList: () throws -> any FollowedList) throws -> (any FollowedList, SSEFrames) {
+        enum Next { case use(any FollowedList, SSEFrames), wait(ListBeingMade), make(ListBeingMade) }
         let next = lock.withLock { () -> Next in
             subscribing[key, default: 0] += 1
             switch slots[key] {
-            case .ready(let hub) where !hub.isEnded: return .use(hub)
+            case .ready(let list, let frames) where !list.hasEnded: return .use(list, frames)
             case .making(let making): return .wait(making)
             default:
-                let making = HubBeingMade()
+                let making = ListBeingMade()
                 slots[key] = .making(making)
                 return .make(making)
             }
         }
         switch next {
-        case .use(let hub):
-            return hub
+        case .use(let list, let frames):
+            return (list, frames)
         case .wait(let making):
             return try unlessFailed(key) { try making.result().get() }
         case .make(let making):
-            let made = Result { try makeHub() }
+            let made = Result { (try makeList(), SSEFrames()) }
             lock.withLock {
-                if case .success(let hub) = made, !closed { slots[key] = .ready(hub) } else { slots.removeValue(forKey: key) }
+                if case .success(let (list, frames)) = made, !closed { slots[key] = .ready(list, frames) } else { slots.removeValue(forKey: key) }
             }
             making.finish(made)
-            if case .success(let hub) = made, lock.withLock({ closed }) { hub.close() }
+            if case .success(let (list, _)) = made, lock.withLock({ closed }) { list.close() }
             return try unlessFailed(key) { try made.get() }
         }
     }
@@ -121,8 +126,8 @@ final class ChangeStreams: @unchecked Sendable {
         }
     }
 
-    /// `body`'s hub; when it throws, the stream is no longer subscribing.
-    private func unlessFailed(_ key: String, _ body: () throws -> any ChangeStreamHub) throws -> any ChangeStreamHub {
+    /// `body`'s list; when it throws, the stream is no longer subscribing.
+    private func unlessFailed<Made>(_ key: String, _ body: () throws -> Made) throws -> Made {
         do {
             return try body()
         } catch {
@@ -131,55 +136,55 @@ final class ChangeStreams: @unchecked Sendable {
         }
     }
 
-    /// Subscribers of the list `key` (0 when no hub is open).
+    /// Subscribers of the list `key` (0 when none is open).
     func subscribers(of key: String) -> Int {
         lock.withLock { () -> Int in
-            guard case .ready(let hub) = slots[key] else { return 0 }
-            return hub.subscriberCount
+            guard case .ready(let list, _) = slots[key] else { return 0 }
+            return list.subscriberCount
         }
     }
 
-    /// Hubs open now.
-    var hubCount: Int { readyHubs().count }
+    /// Lists open now.
+    var listCount: Int { readyLists().count }
 
-    private func readyHubs() -> [any ChangeStreamHub] {
+    private func readyLists() -> [any FollowedList] {
         lock.withLock {
             slots.values.compactMap { slot in
-                if case .ready(let hub) = slot { return hub } else { return nil }
+                if case .ready(let list, _) = slot { return list } else { return nil }
             }
         }
     }
 
     /// Ends every stream (their clients see the end, and may reconnect elsewhere).
     func close() {
-        let open = readyHubs()
-        lock.withLock {
+        let (lists, open) = lock.withLock { () -> ([any FollowedList], [StreamSubscriber]) in
             closed = true
+            let lists = slots.values.compactMap { slot -> (any FollowedList)? in
+                if case .ready(let list, _) = slot { return list } else { return nil }
+            }
             slots.removeAll()
+            return (lists, Array(subscribers.values))
         }
         heartbeat.cancel()
-        for hub in open { hub.close() }
+        for subscriber in open { subscriber.revoke() }
+        for list in lists { list.close() }
     }
 
-    private func closed(_ stream: EventStream, key: String, address: String) {
+    private func closed(_ subscriber: StreamSubscriber, list: any FollowedList, key: String, address: String) {
+        subscriber.cancel()
         release(address)
-        let hub = lock.withLock { () -> (any ChangeStreamHub)? in
-            guard case .ready(let hub) = slots[key] else { return nil }
-            return hub
-        }
-        guard let hub else { return }
-        hub.unsubscribe(stream)
-        guard hub.subscriberCount == 0 else { return }
-        timers.asyncAfter(deadline: .now() + lingerSeconds) { [weak self] in self?.closeIfUnused(hub, key: key) }
+        lock.withLock { _ = subscribers.removeValue(forKey: ObjectIdentifier(subscriber)) }
+        guard list.subscriberCount == 0 else { return }
+        timers.asyncAfter(deadline: .now() + lingerSeconds) { [weak self] in self?.closeIfUnused(list, key: key) }
     }
 
-    private func closeIfUnused(_ hub: any ChangeStreamHub, key: String) {
+    private func closeIfUnused(_ list: any FollowedList, key: String) {
         let unused = lock.withLock { () -> Bool in
-            guard case .ready(let current) = slots[key], current === hub, subscribing[key] == nil, hub.subscriberCount == 0 else { return false }
+            guard case .ready(let current, _) = slots[key], current === list, subscribing[key] == nil, list.subscriberCount == 0 else { return false }
             slots.removeValue(forKey: key)
             return true
         }
-        if unused { hub.close() }
+        if unused { list.close() }
     }
 
     /// Ends the streams whose token no longer names their user (after users changed), off
@@ -187,12 +192,12 @@ final class ChangeStreams: @unchecked Sendable {
     func revokeUnauthorised() {
         timers.async { [weak self] in
             guard let self else { return }
-            for hub in readyHubs() { hub.revokeUnauthorised() }
+            for subscriber in lock.withLock({ Array(subscribers.values) }) where !subscriber.isAuthorised() { subscriber.revoke() }
         }
     }
 
     private func beat() {
-        for hub in readyHubs() { hub.heartbeat(Self.heartbeatComment) }
+        for subscriber in lock.withLock({ Array(subscribers.values) }) { subscriber.heartbeat(Self.heartbeatComment) }
     }
 
     /// How long an EventSource waits before reconnecting, sent first on every stream.
@@ -200,14 +205,14 @@ final class ChangeStreams: @unchecked Sendable {
     static let heartbeatComment = Array(": heartbeat\n\n".utf8)
 }
 
-/// A hub one client is making while others that opened the same list wait for it.
+/// A list one client is making while others that opened the same list wait for it.
 ///
 /// `@unchecked Sendable`: `outcome` is guarded by `condition`.
-private final class HubBeingMade: @unchecked Sendable {
+private final class ListBeingMade: @unchecked Sendable {
     private let condition = NSCondition()
-    private var outcome: Result<any ChangeStreamHub, any Error>?
+    private var outcome: Result<(any FollowedList, SSEFrames), any Error>?
 
-    func finish(_ result: Result<any ChangeStreamHub, any Error>) {
+    func finish(_ result: Result<(any FollowedList, SSEFrames), any Error>) {
         condition.withLock {
             outcome = result
             condition.broadcast()
@@ -215,7 +220,7 @@ private final class HubBeingMade: @unchecked Sendable {
     }
 
     /// Waits for the maker (on a worker: the store's own timeouts bound the making).
-    func result() -> Result<any ChangeStreamHub, any Error> {
+    func result() -> Result<(any FollowedList, SSEFrames), any Error> {
         condition.withLock {
             while true {
                 if let outcome { return outcome }

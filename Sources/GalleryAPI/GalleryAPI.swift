@@ -50,7 +50,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     }
 
     /// Change streams' lists open now (one results controller each).
-    public var openLists: Int { streams.hubCount }
+    public var openLists: Int { streams.listCount }
 
     /// Routes the request to its endpoint; a thrown error becomes an `APIError` answer.
     /// Answered at once when memory has the answer (a kept page, a known token); otherwise

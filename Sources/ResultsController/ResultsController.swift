@@ -44,6 +44,8 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
     private let processed = NSCondition()
     /// `lastToken` as waiters see it, guarded by `processed`.
     private var processedThrough: Int64 = 0
+    /// Handlers waiting for a token to be processed (`whenProcessed`), guarded by `processed`.
+    private var processedHandlers: [(token: Int64, handler: @Sendable () -> Void)] = []
     private var _lastFetchUsedCache = false
     private weak var _delegate: ResultsControllerDelegate?
     private var _sectionIndexTitle: @Sendable (String) -> String? = { name in name.first.map { String($0).uppercased() } }
@@ -185,6 +187,19 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         return true
     }
 
+    /// Calls `handler` once the controller has processed the commit with `token` or a later
+    /// one: at once, on this thread, when it has; else on the thread that processes it,
+    /// after its batch was reported and without the controller's lock held.
+    public func whenProcessed(through token: Int64, _ handler: @escaping @Sendable () -> Void) {
+        processed.lock()
+        guard processedThrough < token else {
+            processed.unlock()
+            return handler()
+        }
+        processedHandlers.append((token, handler))
+        processed.unlock()
+    }
+
     /// `waitUntilProcessed(through:timeout:)` for async callers, off the cooperative pool.
     public func processed(through token: Int64, timeout: TimeInterval) async -> Bool {
         await withCheckedContinuation { continuation in
@@ -199,7 +214,10 @@ public final class ResultsController<R: Record>: @unchecked Sendable {
         processed.lock()
         processedThrough = max(processedThrough, token)
         processed.broadcast()
+        let due = processedHandlers.filter { $0.token <= processedThrough }
+        if !due.isEmpty { processedHandlers.removeAll { $0.token <= processedThrough } }
         processed.unlock()
+        for waiting in due { waiting.handler() }
     }
 
     /// Forgets a cache by name.

@@ -8,12 +8,10 @@ extension GalleryObserving {
     /// The top regions, live; rows ranked from 1. `byCountry`: every region, in a section
     /// per country, each row's `rank` its place within its country.
     public func liveTopRegions(limit: Int = Gallery.topRegionsLimit, byCountry: Bool = false) throws -> LiveList<RegionRow> {
-        try live(topRegionsController(limit: limit, byCountry: byCountry, delivery: newDeliveryQueue("regions"))) { paths, controller in
-            paths.compactMap { path in
-                (try? controller.object(at: path)).map { region in
-                    RegionRow(rank: path.row + 1, id: region.placeID, name: region.name, country: region.country,
-                              photographers: Int(region.photographerCount), photos: Int(region.photoCount))
-                }
+        try live(topRegionsController(limit: limit, byCountry: byCountry, delivery: newDeliveryQueue("regions"))) { _, pairs in
+            pairs.map { path, region in
+                RegionRow(rank: path.row + 1, id: region.placeID, name: region.name, country: region.country,
+                          photographers: Int(region.photographerCount), photos: Int(region.photoCount))
             }
         }
     }
@@ -24,9 +22,8 @@ extension GalleryObserving {
     /// from `psql` may put it back under the same id in the same transaction).
     public func liveRegionPhotos(regionID: Int64, imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> LiveList<PhotoRow> {
         let controller = try regionPhotosController(regionID: regionID, delivery: newDeliveryQueue("region-photos"))
-        let list = try live(controller) { [self] paths, controller in
-            let records = paths.compactMap { try? controller.object(at: $0) }
-            return ((try? summaries(records, imageBase: imageBase)) ?? []).map(PhotoRow.init)
+        let list = try live(controller) { context, pairs in
+            try Gallery.summaries(pairs.map(\.record), in: context, imageBase: imageBase).map(PhotoRow.init)
         }
         let region = try observableStore.read { try $0.fetchOne(RegionRecord.self, id: regionID) }
         let name = region?.name ?? "with row id \(regionID)"
@@ -38,7 +35,7 @@ extension GalleryObserving {
             case .historyGap:
                 break  // What was missed may have deleted it, and another region taken its id.
             }
-            if let reason = Self.regionGone(regionID, placeID: region?.placeID, name: name, in: store) { list?.end(reason) }
+            if let reason = Self.regionGone(regionID, placeID: region?.placeID, name: name, in: store) { list?.end(.gone(reason)) }
         })
         return list
     }
@@ -63,18 +60,19 @@ extension GalleryObserving {
 
     /// `user`'s Recents, live, newest first.
     public func liveRecents(for user: GalleryUser) throws -> LiveList<RecentRow> {
-        try live(recentsController(for: user, delivery: newDeliveryQueue("recents"))) { [self] paths, controller in
-            let records = paths.compactMap { try? controller.object(at: $0) }
-            return (try? recentRows(records)) ?? []
+        try live(recentsController(for: user, delivery: newDeliveryQueue("recents"))) { context, pairs in
+            let photos = try Self.photosByID(pairs.compactMap(\.record.photoID), in: context)
+            return pairs.compactMap { _, record in
+                record.photoID.flatMap { photos[$0] }.map { RecentRow(id: $0.flickrID, title: $0.title, subtitle: $0.subtitle, lastViewed: record.lastViewed) }
+            }
         }
     }
 
     /// `user`'s Favorites, live, in the user's order.
     public func liveFavorites(for user: GalleryUser) throws -> LiveList<FavoriteRow> {
-        try live(favoritesController(for: user, delivery: newDeliveryQueue("favorites"))) { [self] paths, controller in
-            let records = paths.compactMap { try? controller.object(at: $0) }
-            let photos = (try? photosByID(records.compactMap(\.photoID))) ?? [:]
-            return zip(paths, records).compactMap { path, record in
+        try live(favoritesController(for: user, delivery: newDeliveryQueue("favorites"))) { context, pairs in
+            let photos = try Self.photosByID(pairs.compactMap(\.record.photoID), in: context)
+            return pairs.compactMap { path, record in
                 record.photoID.flatMap { photos[$0] }.map { FavoriteRow(position: path.row + 1, id: $0.flickrID, title: $0.title) }
             }
         }
@@ -85,24 +83,16 @@ extension GalleryObserving {
     }
 
     private func live<R: Record, Row>(_ controller: ResultsController<R>,
-                                     rows: @escaping @Sendable ([IndexPath], ResultsController<R>) -> [Row]) throws -> LiveList<Row> {
+                                     rows: @escaping @Sendable (ReadContext, [(path: IndexPath, record: R)]) throws -> [Row]) throws -> LiveList<Row> {
         guard let queue = controller.deliveryQueue else { preconditionFailure("a live list's controller delivers on its queue") }
-        let list = LiveList(controller: controller, queue: queue, rows: rows)
+        let list = LiveList(controller: controller, queue: queue, store: observableStore, rows: rows)
         try list.start()
         return list
     }
 
-    /// Rows for Recents entries, in their order.
-    func recentRows(_ records: [RecentRecord]) throws -> [RecentRow] {
-        let photos = try photosByID(records.compactMap(\.photoID))
-        return records.compactMap { record in
-            record.photoID.flatMap { photos[$0] }.map { RecentRow(id: $0.flickrID, title: $0.title, subtitle: $0.subtitle, lastViewed: record.lastViewed) }
-        }
-    }
-
-    /// These photos, by row id, read in one query.
-    func photosByID(_ ids: [Int64]) throws -> [Int64: PhotoRecord] {
-        let photos = try observableStore.read { try $0.fetch(PhotoRecord.self, ids: ids) }
+    /// These photos, by row id, read in `context` in one query.
+    static func photosByID(_ ids: [Int64], in context: ReadContext) throws -> [Int64: PhotoRecord] {
+        let photos = try context.fetch(PhotoRecord.self, ids: ids)
         return Dictionary(photos.compactMap { photo in photo.id.map { ($0, photo) } }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ResultsController
 import Store
+import Synchronization
 
 /// A section of a live list: its name, its identity (the section key's value: JSON null
 /// for the NULL section), and its rows.
@@ -161,49 +162,112 @@ public struct ListBatch<Row: Sendable & Encodable>: Sendable, Encodable {
     }
 }
 
+/// An event of a live list and its JSON, encoded once for every subscriber.
+public final class ListDelivery<Row: Sendable & Encodable>: Sendable {
+    /// The event.
+    public let event: ListEvent<Row>
+    /// `event` as `GalleryJSON` writes it (what `watch --json` prints, an SSE event's data).
+    public let json: [UInt8]
+
+    init(_ event: ListEvent<Row>) throws {
+        self.event = event
+        json = try GalleryJSON.bytes(event)
+    }
+
+    /// The history token the event brings its list to.
+    public var token: Int64 { event.token }
+    /// `snapshot` or `batch`.
+    public var kind: String {
+        if case .snapshot = event { return "snapshot" }
+        return "batch"
+    }
+}
+
+/// Why a live list ended: no event comes after.
+public enum ListEnd: Sendable, Equatable {
+    /// What it showed is gone (a region pruned away); the reason says what to do.
+    case gone(String)
+    /// Its rows could not be read (the store failed): a subscriber must open it again.
+    case failed(String)
+
+    /// The reason, as a sentence.
+    public var reason: String {
+        switch self {
+        case .gone(let reason), .failed(let reason): return reason
+        }
+    }
+}
+
+/// What a subscriber of a live list is told: each event, then, if the list ends, why.
+public enum ListMessage<Row: Sendable & Encodable>: Sendable {
+    case event(ListDelivery<Row>)
+    case ended(ListEnd)
+}
+
+/// A subscription to a live list; `cancel` stops its messages.
+public final class ListSubscription: Sendable {
+    private let cancelling: @Sendable () -> Void
+    init(_ cancel: @escaping @Sendable () -> Void) { cancelling = cancel }
+    /// Stops the messages (one being delivered may still arrive).
+    public func cancel() { cancelling() }
+}
+
 /// One of the gallery's lists, followed live: a results controller over it, whose state
-/// and changes come as `ListEvent`s of typed rows.
+/// and changes come as `ListEvent`s of typed rows. It is the one place a list's events
+/// fan out: however many subscribe, each event's rows are read once and its JSON encoded
+/// once (`ListDelivery`).
 ///
-/// Every subscriber (`events()`) first gets the list as it is, then each later batch, in
-/// order and none missed: subscribing, fetching and delivering all happen on the list's own
-/// serial queue. One list serves any number of subscribers; the last batches are kept so a
-/// subscriber that lost its connection can resume after a token (`events(after:)`).
+/// Every subscriber first gets the list as it is, then each later batch, in order and none
+/// missed; one that resumes after a token (a client's last event id) gets the batches after
+/// it while they are kept (`keptBatches`), else a snapshot. Everything happens on the list's
+/// own serial queue, the controller's delivery queue; subscribers are called on it, so
+/// they must not block.
 ///
-/// Rows are read from the store after the controller has placed them, and a commit the
-/// controller has not processed yet may have deleted some. A snapshot is sent only with
-/// all its rows (it waits for the controller to catch up, `completeRowsWait` at most); a
-/// batch whose rows cannot all be read is not sent: every subscriber gets a fresh snapshot
-/// instead, once one can be read whole, and the batches in between are not sent.
+/// Rows are read in one read transaction that also reads the store's history token. When
+/// that token is the one the controller's state reflects, the rows are the state's exactly.
+/// When another commit has come since, its rows may be missing; the controller hears of
+/// that commit next, on the same queue, and the read is made again after it: a snapshot is
+/// never sent short of rows, and a batch whose rows a later commit deleted is replaced by a
+/// snapshot for every subscriber. Nothing waits by sleeping. A read that fails ends the list
+/// (`ListEnd.failed`): a list silently shorter than the store is never sent.
 ///
-/// `@unchecked Sendable`: the mutable state (subscribers, recent batches) is touched only
-/// on `queue`.
+/// `@unchecked Sendable`: the mutable state is touched only on `queue`, except the
+/// subscriber count (guarded by `count`).
 public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
+    private typealias Receiver = @Sendable (ListMessage<Row>) -> Void
+    private struct Subscriber {
+        let receive: Receiver
+        /// The newest token the subscriber's view reflects: older batches are not sent.
+        var through: Int64
+    }
+
     private let queue: DispatchQueue
     private let source: any LiveListSource<Row>
-    private var subscribers: [UUID: AsyncStream<ListEvent<Row>>.Continuation] = [:]
-    /// Subscribers whose first events wait for a snapshot with all its rows.
-    private var opening: [UUID: AsyncStream<ListEvent<Row>>.Continuation] = [:]
-    private var recent: [ListBatch<Row>] = []
-    /// Every batch after this token is in `recent`.
+    private var subscribers: [UUID: Subscriber] = [:]
+    /// Subscribers whose first event is a snapshot not read yet.
+    private var opening: [UUID: Receiver] = [:]
+    private var recent: [ListDelivery<Row>] = []
+    /// Every batch after this token was sent and is in `recent`.
     private var keptSince: Int64 = 0
+    /// The last snapshot, while no batch has come since.
+    private var cachedSnapshot: ListDelivery<Row>?
     private var started = false
-    /// A batch could not be sent: subscribers wait for a fresh snapshot.
+    /// A batch could not be sent: every subscriber waits for a fresh snapshot.
     private var resynchronizing = false
-    /// Why the list ended (what it shows is gone), once it has: no event comes after.
-    private var ending: String?
+    /// Whether a snapshot read waits for the controller to catch up with a later commit.
+    private var waitingForController = false
+    private var ending: ListEnd?
     /// What ends the list when it fires (an observation of the store), kept with it.
     private var endingObservation: StoreObservation?
+    private let count = Mutex(0)
+    private let ended = Mutex(false)
     /// Batches kept for subscribers that resume after a token.
     public static var keptBatches: Int { 256 }
-    /// How long a snapshot waits for rows a later commit deleted to leave the controller's
-    /// list, before it is sent without them.
-    static var completeRowsWait: TimeInterval { 5 }
-    /// How often a snapshot that lacked rows is tried again.
-    static var retryInterval: DispatchTimeInterval { .milliseconds(20) }
 
-    init<R: Record>(controller: ResultsController<R>, queue: DispatchQueue, rows: @escaping @Sendable ([IndexPath], ResultsController<R>) -> [Row]) {
+    init<R: Record>(controller: ResultsController<R>, queue: DispatchQueue, store: any ObservableStore,
+                    rows: @escaping @Sendable (ReadContext, [(path: IndexPath, record: R)]) throws -> [Row]) {
         self.queue = queue
-        self.source = ControllerSource(controller: controller, rows: rows)
+        self.source = ControllerSource(controller: controller, store: store, rows: rows)
     }
 
     /// Runs the fetch; until then the list has no rows. Throws what the fetch throws.
@@ -212,26 +276,22 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
             guard !started else { return }
             try source.start { [weak self] change in
                 guard let self else { return }
-                if let change { self.deliver(change) } else { self.resynchronize() }
+                queue.async { self.deliver(change) }
             }
             keptSince = source.token
             started = true
         }
     }
 
-    /// The list as it is now (rows a later commit deleted may be missing).
+    /// The list as it is now, with all its rows (waits for the list's queue; throws what
+    /// the read throws).
     public var snapshot: ListEvent<Row> {
-        queue.sync { source.snapshot().event }
-    }
-
-    /// The list as it is now with all its rows: while a commit the controller has not
-    /// processed yet has deleted some, waits for it (`completeRowsWait` at most, then as it is).
-    public var completeSnapshot: ListEvent<Row> {
-        let deadline = Date().addingTimeInterval(Self.completeRowsWait)
-        while true {
-            let (event, isComplete) = queue.sync { source.snapshot() }
-            if isComplete || Date() >= deadline { return event }
-            Thread.sleep(forTimeInterval: 0.02)
+        get throws {
+            try queue.sync {
+                switch try source.snapshot() {
+                case .rows(let event), .incomplete(let event, _): return event
+                }
+            }
         }
     }
 
@@ -245,32 +305,61 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
         return true
     }
 
-    /// The list's events: the snapshot now, then each batch.
+    /// Calls `receive` on the list's queue with each message: the list now (or, resuming
+    /// after `token`, the batches kept since), then each batch, then, if the list ends, why.
+    @discardableResult
+    public func subscribe(after token: Int64? = nil, _ receive: @escaping @Sendable (ListMessage<Row>) -> Void) -> ListSubscription {
+        let key = UUID()
+        count.withLock { $0 += 1 }
+        queue.async { [self] in add(key, after: token, receive) }
+        return ListSubscription { [weak self] in
+            guard let self else { return }
+            count.withLock { $0 -= 1 }
+            queue.async { [self] in
+                subscribers.removeValue(forKey: key)
+                opening.removeValue(forKey: key)
+            }
+        }
+    }
+
+    /// The list's events: the snapshot now, then each batch; it finishes when the list ends.
     public func events() -> AsyncStream<ListEvent<Row>> {
-        subscribe(resuming: nil)
+        events(resuming: nil)
     }
 
     /// The events after `token` (a client's last event id): the batches it missed, when the
     /// list still keeps them all, else a fresh snapshot; then each batch.
     public func events(after token: Int64) -> AsyncStream<ListEvent<Row>> {
-        subscribe(resuming: token)
+        events(resuming: token)
     }
 
-    /// Why the list ended, if it has: what it showed is gone (a region pruned away), and
-    /// its subscribers' streams ended.
-    public var endReason: String? { queue.sync { ending } }
-
-    /// Ends the list: every subscriber's stream ends, and a later subscriber's at once.
-    func end(_ reason: String) {
-        queue.async { [self] in
-            guard ending == nil else { return }
-            ending = reason
-            for continuation in subscribers.values { continuation.finish() }
-            for continuation in opening.values { continuation.finish() }
-            subscribers.removeAll()
-            opening.removeAll()
-            endingObservation?.cancel()
+    private func events(resuming token: Int64?) -> AsyncStream<ListEvent<Row>> {
+        AsyncStream(bufferingPolicy: .unbounded) { continuation in
+            let subscription = subscribe(after: token) { message in
+                switch message {
+                case .event(let delivery): continuation.yield(delivery.event)
+                case .ended: continuation.finish()
+                }
+            }
+            continuation.onTermination = { _ in subscription.cancel() }
         }
+    }
+
+    /// Why the list ended, if it has.
+    public var end: ListEnd? { queue.sync { ending } }
+
+    /// Why the list ended, if it has, as a sentence.
+    public var endReason: String? { end?.reason }
+
+    /// How many subscribers the list has.
+    public var subscriberCount: Int { count.withLock { $0 } }
+
+    /// Whether the list ended (without waiting for its queue).
+    public var hasEnded: Bool { ended.withLock { $0 } }
+
+    /// Ends the list (on its queue): every subscriber is told why, and a later one at once.
+    func end(_ end: ListEnd) {
+        queue.async { [self] in finish(end) }
     }
 
     /// Keeps `observation`, which ends the list, for as long as the list lives.
@@ -278,45 +367,35 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
         queue.sync { endingObservation = observation }
     }
 
-    /// How many subscribers the list has.
-    public var subscriberCount: Int { queue.sync { subscribers.count + opening.count } }
+    // MARK: On the queue
 
-    private func subscribe(resuming token: Int64?) -> AsyncStream<ListEvent<Row>> {
-        AsyncStream(bufferingPolicy: .unbounded) { continuation in
-            let key = UUID()
-            queue.sync {
-                if ending != nil {
-                    continuation.finish()
-                } else if let token, !resynchronizing, token <= source.token, token >= keptSince {
-                    for batch in recent where batch.token > token { continuation.yield(.batch(batch)) }
-                    subscribers[key] = continuation
-                } else {
-                    opening[key] = continuation
-                    sendSnapshots(giveUpAt: Date().addingTimeInterval(Self.completeRowsWait))
-                }
-            }
-            continuation.onTermination = { [weak self] _ in
-                guard let list = self else { return }
-                list.queue.async {
-                    list.subscribers.removeValue(forKey: key)
-                    list.opening.removeValue(forKey: key)
-                }
-            }
+    private func add(_ key: UUID, after token: Int64?, _ receive: @escaping Receiver) {
+        if let ending { return receive(.ended(ending)) }
+        if let token, !resynchronizing, token >= keptSince, token <= source.token {
+            for batch in recent where batch.token > token { receive(.event(batch)) }
+            subscribers[key] = Subscriber(receive: receive, through: max(token, recent.last?.token ?? token))
+        } else {
+            opening[key] = receive
+            sendSnapshots()
         }
     }
 
-    /// On `queue`: sends the subscribers in `opening` a snapshot, once it has all its rows
-    /// (or at `giveUpAt`, as it is), and makes them subscribers.
-    private func sendSnapshots(giveUpAt deadline: Date) {
-        guard !opening.isEmpty else { return }
-        let (snapshot, isComplete) = source.snapshot()
-        guard isComplete || Date() >= deadline else {
-            queue.asyncAfter(deadline: .now() + Self.retryInterval) { [weak self] in self?.sendSnapshots(giveUpAt: deadline) }
-            return
+    /// Sends the subscribers in `opening` the list as it is, once it can be read whole, and
+    /// makes them subscribers.
+    private func sendSnapshots() {
+        guard !opening.isEmpty, ending == nil else { return }
+        let snapshot: ListDelivery<Row>
+        do {
+            switch try readSnapshot() {
+            case .rows(let delivery): snapshot = delivery
+            case .behind(let storeToken): return waitForController(through: storeToken)
+            }
+        } catch {
+            return finish(.failed("the list's rows cannot be read: \(error)"))
         }
-        for (key, continuation) in opening {
-            continuation.yield(snapshot)
-            subscribers[key] = continuation
+        for (key, receive) in opening {
+            receive(.event(snapshot))
+            subscribers[key] = Subscriber(receive: receive, through: snapshot.token)
         }
         opening.removeAll()
         if resynchronizing {
@@ -326,67 +405,159 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
         }
     }
 
-    /// On `queue`, when a batch could not be sent: every subscriber gets a fresh snapshot
-    /// next, and a client resuming from before it gets one too.
+    private enum SnapshotRead {
+        case rows(ListDelivery<Row>)
+        /// Rows are missing and the store is at `storeToken`, past the controller.
+        case behind(storeToken: Int64)
+    }
+
+    /// The list now, read whole and encoded (cached until the next batch), or how far the
+    /// controller must get before it can be.
+    private func readSnapshot() throws -> SnapshotRead {
+        if let cachedSnapshot, cachedSnapshot.token == source.token { return .rows(cachedSnapshot) }
+        let event: ListEvent<Row>
+        switch try source.snapshot() {
+        case .rows(let complete):
+            event = complete
+        case .incomplete(let partial, let storeToken):
+            // The store is past the controller: the next commits took the missing rows.
+            guard storeToken <= partial.token else { return .behind(storeToken: storeToken) }
+            // Not past it: what cannot be read is not in the list (a row whose own rows
+            // are gone), and waiting would not bring it.
+            event = partial
+        }
+        let delivery = try ListDelivery(event)
+        cachedSnapshot = delivery
+        return .rows(delivery)
+    }
+
+    /// Reads the snapshot again once the controller has processed the commit with
+    /// `token`, which took some of its rows.
+    private func waitForController(through token: Int64) {
+        guard !waitingForController else { return }
+        waitingForController = true
+        source.whenProcessed(through: token) { [weak self] in
+            guard let self else { return }
+            queue.async {
+                self.waitingForController = false
+                self.sendSnapshots()
+            }
+        }
+    }
+
+    /// A batch could not be sent: every subscriber gets a fresh snapshot next, and a client
+    /// resuming from before it gets one too.
     private func resynchronize() {
         if !resynchronizing {
             resynchronizing = true
             recent.removeAll()
             keptSince = .max
-            opening.merge(subscribers) { first, _ in first }
+            cachedSnapshot = nil
+            for (key, subscriber) in subscribers { opening[key] = subscriber.receive }
             subscribers.removeAll()
         }
-        sendSnapshots(giveUpAt: Date().addingTimeInterval(Self.completeRowsWait))
+        sendSnapshots()
     }
 
-    /// Called on `queue` with each batch the controller reports.
-    private func deliver(_ batch: ListBatch<Row>) {
+    /// Each batch the controller reports, in order.
+    private func deliver(_ change: ResultsChange) {
+        guard ending == nil else { return }
+        cachedSnapshot = nil
         // Subscribers waiting for a snapshot get the list as it is then: this is in it.
-        if resynchronizing { return }
+        if resynchronizing { return sendSnapshots() }
+        let batch: ListDelivery<Row>
+        do {
+            guard let read = try source.batch(for: change) else { return resynchronize() }
+            batch = try ListDelivery(.batch(read))
+        } catch {
+            return finish(.failed("the list's rows cannot be read: \(error)"))
+        }
         recent.append(batch)
         if recent.count > Self.keptBatches {
             keptSince = recent[recent.count - Self.keptBatches - 1].token
             recent.removeFirst(recent.count - Self.keptBatches)
         }
-        for continuation in subscribers.values { continuation.yield(.batch(batch)) }
+        for (key, subscriber) in subscribers where subscriber.through < batch.token {
+            subscribers[key]?.through = batch.token
+            subscriber.receive(.event(batch))
+        }
+        sendSnapshots()
     }
 
-    deinit {
-        for continuation in subscribers.values { continuation.finish() }
-        for continuation in opening.values { continuation.finish() }
+    private func finish(_ end: ListEnd) {
+        guard ending == nil else { return }
+        ending = end
+        ended.withLock { $0 = true }
+        for subscriber in subscribers.values { subscriber.receive(.ended(end)) }
+        for receive in opening.values { receive(.ended(end)) }
+        subscribers.removeAll()
+        opening.removeAll()
+        endingObservation?.cancel()
+        source.stop()
+    }
+
+    /// Stops following the store; subscribers hear nothing more.
+    public func close() {
+        queue.async { [self] in
+            subscribers.removeAll()
+            opening.removeAll()
+            endingObservation?.cancel()
+            source.stop()
+        }
     }
 }
 
+/// A read of a live list's rows.
+enum RowsRead<Value> {
+    /// Every row.
+    case rows(Value)
+    /// Some rows were missing (what was read is given), the store being at `storeToken`.
+    case incomplete(Value, storeToken: Int64)
+}
+
 /// What a live list reads its rows and changes from (a results controller of some record
-/// type), with the record type hidden.
+/// type), with the record type hidden. Called on the list's queue only.
 protocol LiveListSource<Row>: Sendable {
     associatedtype Row: Sendable & Encodable
-    /// Starts following; `deliver` gets each batch, or nil for one whose rows could not all
-    /// be read.
-    func start(_ deliver: @escaping (ListBatch<Row>?) -> Void) throws
-    /// The list now, and whether every row could be read.
-    func snapshot() -> (event: ListEvent<Row>, isComplete: Bool)
+    /// Starts following; `deliver` gets each change the controller reports.
+    func start(_ deliver: @escaping @Sendable (ResultsChange) -> Void) throws
+    /// The list now, its rows read in one transaction (with the store's token).
+    func snapshot() throws -> RowsRead<ListEvent<Row>>
+    /// The batch of `change` with its rows; nil when a row is gone (a later commit deleted it).
+    func batch(for change: ResultsChange) throws -> ListBatch<Row>?
     var token: Int64 { get }
     func waitUntilProcessed(through token: Int64, timeout: TimeInterval) -> Bool
+    /// Calls `handler` once the controller has processed the commit with `token`.
+    func whenProcessed(through token: Int64, _ handler: @escaping @Sendable () -> Void)
+    func stop()
 }
 
 /// A controller as a live list's source: its batches turned into batches of rows.
 ///
-/// `@unchecked Sendable`: `delegate` is set once, on the list's queue, before the fetch.
+/// `@unchecked Sendable`: `delegate` is set once, on the list's queue, before the fetch;
+/// the rest is immutable.
 private final class ControllerSource<R: Record, Row: Sendable & Encodable>: LiveListSource, ResultsControllerDelegate, @unchecked Sendable {
     let controller: ResultsController<R>
-    let rows: @Sendable ([IndexPath], ResultsController<R>) -> [Row]
-    private var deliver: ((ListBatch<Row>?) -> Void)?
+    let store: any ObservableStore
+    let rows: @Sendable (ReadContext, [(path: IndexPath, record: R)]) throws -> [Row]
+    private var deliver: (@Sendable (ResultsChange) -> Void)?
 
-    init(controller: ResultsController<R>, rows: @escaping @Sendable ([IndexPath], ResultsController<R>) -> [Row]) {
+    init(controller: ResultsController<R>, store: any ObservableStore,
+         rows: @escaping @Sendable (ReadContext, [(path: IndexPath, record: R)]) throws -> [Row]) {
         self.controller = controller
+        self.store = store
         self.rows = rows
     }
 
-    func start(_ deliver: @escaping (ListBatch<Row>?) -> Void) throws {
+    func start(_ deliver: @escaping @Sendable (ResultsChange) -> Void) throws {
         self.deliver = deliver
         controller.delegate = self
         try controller.performFetch()
+    }
+
+    func stop() {
+        controller.delegate = nil
+        deliver = nil
     }
 
     var token: Int64 { controller.processedToken }
@@ -395,23 +566,65 @@ private final class ControllerSource<R: Record, Row: Sendable & Encodable>: Live
         controller.waitUntilProcessed(through: token, timeout: timeout)
     }
 
-    func snapshot() -> (event: ListEvent<Row>, isComplete: Bool) {
-        var isComplete = true
-        let sections = controller.sections.enumerated().map { index, section in
-            let read = rows((0..<section.numberOfObjects).map { IndexPath(row: $0, section: index) }, controller)
-            if read.count != section.numberOfObjects { isComplete = false }
-            return ListSection(name: section.name, value: section.value, rows: read)
-        }
-        return (.snapshot(token: controller.processedToken, sections: sections), isComplete)
+    func whenProcessed(through token: Int64, _ handler: @escaping @Sendable () -> Void) {
+        controller.whenProcessed(through: token, handler)
     }
 
-    func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
+    /// The rows of `wanted` (index paths and ids), read in `context`; nil when one is gone.
+    private func read(_ wanted: [(path: IndexPath, id: Int64)], in context: ReadContext) throws -> [Row]? {
+        let records = try context.fetch(R.self, ids: wanted.map(\.id))
+        let byID = Dictionary(records.compactMap { record in record.id.map { ($0, record) } }, uniquingKeysWith: { first, _ in first })
+        var pairs: [(path: IndexPath, record: R)] = []
+        pairs.reserveCapacity(wanted.count)
+        for (path, id) in wanted {
+            guard let record = byID[id] else { return nil }
+            pairs.append((path, record))
+        }
+        let read = try rows(context, pairs)
+        return read.count == wanted.count ? read : nil
+    }
+
+    func snapshot() throws -> RowsRead<ListEvent<Row>> {
+        let processed = controller.processedToken
+        let sections = controller.sections
+        let wanted = sections.enumerated().flatMap { index, section in
+            (0..<section.numberOfObjects).compactMap { row -> (path: IndexPath, id: Int64)? in
+                let path = IndexPath(row: row, section: index)
+                return controller.id(at: path).map { (path, $0) }
+            }
+        }
+        return try store.read { context -> RowsRead<ListEvent<Row>> in
+            if let all = try read(wanted, in: context) { return .rows(Self.snapshot(sections, rows: all, token: processed)) }
+            // Rows are missing: a commit the controller has not processed yet took them,
+            // unless the store is no further than the controller.
+            let storeToken = try context.currentToken()
+            guard storeToken <= processed else { return .incomplete(Self.snapshot(sections, rows: [], token: processed), storeToken: storeToken) }
+            var readable: [[Row]] = sections.map { _ in [] }
+            for wanted in wanted {
+                if let row = try read([wanted], in: context)?.first { readable[wanted.path.section].append(row) }
+            }
+            return .incomplete(.snapshot(token: processed, sections: zip(sections, readable).map { section, rows in
+                ListSection(name: section.name, value: section.value, rows: rows)
+            }), storeToken: storeToken)
+        }
+    }
+
+    /// The sections with `rows` in order, as many in each as it holds.
+    private static func snapshot(_ sections: [SectionInfo], rows: [Row], token: Int64) -> ListEvent<Row> {
+        var remaining = rows[...]
+        return .snapshot(token: token, sections: sections.map { section in
+            let taken = remaining.prefix(section.numberOfObjects)
+            remaining = remaining.dropFirst(taken.count)
+            return ListSection(name: section.name, value: section.value, rows: Array(taken))
+        })
+    }
+
+    func batch(for change: ResultsChange) throws -> ListBatch<Row>? {
         let batch = change.batch
-        let arriving = batch.rowInserts.map(\.indexPath) + batch.moves.map(\.to) + batch.updates.map(\.new)
-            + batch.sectionInserts.flatMap { insert in insert.section.ids.indices.map { IndexPath(row: $0, section: insert.index) } }
-        let values = rows(arriving, self.controller)
-        // A later commit deleted some: this batch cannot be sent as it is.
-        guard values.count == arriving.count else { return deliver?(nil) ?? () }
+        let arriving: [(path: IndexPath, id: Int64)] = batch.rowInserts.map { ($0.indexPath, $0.id) } + batch.moves.map { ($0.to, $0.id) }
+            + batch.updates.map { ($0.new, $0.id) }
+            + batch.sectionInserts.flatMap { insert in insert.section.ids.enumerated().map { (IndexPath(row: $0.offset, section: insert.index), $0.element) } }
+        guard let values = try store.read({ try read(arriving, in: $0) }) else { return nil }
         var next = values.makeIterator()
         func take() -> Row? { next.next() }
         let inserts = batch.rowInserts.compactMap { row in take().map { ListBatch.Arrival(section: row.indexPath.section, row: row.indexPath.row, value: $0) } }
@@ -421,8 +634,13 @@ private final class ControllerSource<R: Record, Row: Sendable & Encodable>: Live
             ListBatch.InsertedSection(index: insert.index, section: ListSection(name: insert.section.name, value: insert.section.value,
                                                                               rows: insert.section.ids.compactMap { _ in take() }))
         }
-        deliver?(ListBatch(token: change.token ?? self.controller.processedToken, sectionDeletes: batch.sectionDeletes,
-                           sectionInserts: sectionInserts, deletes: batch.rowDeletes.map(\.indexPath), inserts: inserts, moves: moves,
-                           updates: updates))
+        return ListBatch(token: change.token ?? controller.processedToken, sectionDeletes: batch.sectionDeletes,
+                         sectionInserts: sectionInserts, deletes: batch.rowDeletes.map(\.indexPath), inserts: inserts, moves: moves,
+                         updates: updates)
+    }
+
+    func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
+        // Called holding the controller's lock: the rows are read after it, on the queue.
+        deliver?(change)
     }
 }

@@ -129,10 +129,16 @@ extension GalleryReading {
 
     /// Summaries for records, with their photographers and regions read in one query each.
     public func summaries(_ records: [PhotoRecord], imageBase: URL = FlickrConfiguration.defaultImageBase) throws -> [PhotoSummary] {
-        let (photographers, regions) = try readableStore.read { context in
-            (try context.fetch(PhotographerRecord.self, ids: Set(records.compactMap(\.photographerID))),
-             try context.fetch(RegionRecord.self, ids: Set(records.compactMap(\.regionID))))
-        }
+        try readableStore.read { try Gallery.summaries(records, in: $0, imageBase: imageBase) }
+    }
+}
+
+extension Gallery {
+    /// Summaries for records, with their photographers and regions read in `context`, one
+    /// query each.
+    static func summaries(_ records: [PhotoRecord], in context: ReadContext, imageBase: URL) throws -> [PhotoSummary] {
+        let photographers = try context.fetch(PhotographerRecord.self, ids: Set(records.compactMap(\.photographerID)))
+        let regions = try context.fetch(RegionRecord.self, ids: Set(records.compactMap(\.regionID)))
         let photographerByID = Dictionary(photographers.compactMap { record in record.id.map { ($0, record) } }, uniquingKeysWith: { first, _ in first })
         let regionByID = Dictionary(regions.compactMap { record in record.id.map { ($0, record) } }, uniquingKeysWith: { first, _ in first })
         return records.map { record in

@@ -40,6 +40,9 @@ struct PostgresCopyCLITests {
         var originalFields = try #require(try tool.run(["--json", "status"]).json as? [String: Any])
         #expect(statusFields.removeValue(forKey: "store") as? String == redacted)
         originalFields.removeValue(forKey: "store")
+        // How a watcher hears of commits is the store kind's own.
+        #expect(statusFields.removeValue(forKey: "observation") as? String == "LISTEN/NOTIFY")
+        #expect(originalFields.removeValue(forKey: "observation") as? String == "inotify")
         #expect(NSDictionary(dictionary: statusFields) == NSDictionary(dictionary: originalFields), "\(statusFields) vs \(originalFields)")
         #expect((originalFields["photos"] as? Int ?? 0) > 0 && originalFields["lastSync"] is [String: Any])
 

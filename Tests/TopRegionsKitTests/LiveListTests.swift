@@ -14,30 +14,56 @@ private final class Shared<Value: Sendable>: Sendable {
     func update(_ change: (inout Value) -> Void) { value.withLock { change(&$0) } }
 }
 
-/// A live list of the top regions' place ids whose rows can be made unreadable, as rows a
-/// commit the controller has not processed yet deleted would be.
-private final class HidingList: @unchecked Sendable {
+/// A live list of the top regions' place ids whose queue (the controller's delivery queue)
+/// can be held, so that commits land in the store before the controller processes them:
+/// rows the list reads then may be gone.
+private final class HeldList: @unchecked Sendable {
     let test: TestGallery
     let list: LiveList<String>
-    let hiding = Shared(false)
+    let queue = DispatchQueue(label: "test.live")
     private let received = Shared<[ListEvent<String>]>([])
     private var reader: Task<Void, Never>?
 
-    init(hidingAtStart: Bool) async throws {
+    init() async throws {
         test = try TestGallery()
         _ = try await test.syncSample()
-        let queue = DispatchQueue(label: "test.live")
         let controller = try test.gallery.topRegionsController(limit: 5, delivery: queue)
-        let hiding = self.hiding
-        hiding.update { $0 = hidingAtStart }
-        list = LiveList(controller: controller, queue: queue) { paths, controller in
-            let ids = paths.compactMap { (try? controller.object(at: $0))?.placeID }
-            return hiding.get() ? Array(ids.dropLast()) : ids
-        }
+        list = LiveList(controller: controller, queue: queue, store: test.gallery.store) { _, pairs in pairs.map(\.record.placeID) }
         try list.start()
+    }
+
+    /// Starts reading the list's events.
+    func read() {
         let events = list.events()
         let received = self.received
         reader = Task { for await event in events { received.update { $0.append(event) } } }
+    }
+
+    /// Holds the list's queue, once what is queued before it has run, until released.
+    struct Hold: Sendable {
+        let reachedSignal = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+
+        /// Returns once what was queued before the hold has run.
+        func reached() async {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    reachedSignal.wait()
+                    continuation.resume()
+                }
+            }
+        }
+
+        func release() { gate.signal() }
+    }
+
+    func hold() -> Hold {
+        let hold = Hold()
+        queue.async {
+            hold.reachedSignal.signal()
+            hold.gate.wait()
+        }
+        return hold
     }
 
     deinit { reader?.cancel() }
@@ -46,6 +72,17 @@ private final class HidingList: @unchecked Sendable {
 
     /// The top five place ids as a fresh query gives them.
     func freshIDs() throws -> [String] { try test.gallery.topRegions(limit: 5).map(\.placeID) }
+
+    /// Deletes the region with this place id, as pruning would.
+    func deleteRegion(_ placeID: String) async throws {
+        try await test.gallery.store.write { transaction in
+            guard let id = try transaction.fetch(RegionRecord.self, where: Key("placeID") == placeID).first?.id else { return }
+            try transaction.execute("UPDATE Photo SET region_id = NULL WHERE region_id = ?", [.integer(id)])
+            try transaction.execute("DELETE FROM RegionPhotographer WHERE region_id = ?", [.integer(id)])
+            try transaction.execute("UPDATE Place SET region_id = NULL WHERE region_id = ?", [.integer(id)])
+            try transaction.execute("DELETE FROM Region WHERE id = ?", [.integer(id)])
+        }
+    }
 }
 
 private func rows(_ event: ListEvent<String>?) -> [String]? {
@@ -55,35 +92,81 @@ private func rows(_ event: ListEvent<String>?) -> [String]? {
 
 @Suite("A live list whose rows a later commit deleted", .serialized)
 struct LiveListTests {
-    @Test("A snapshot waits until every row can be read; it is never sent short of rows")
-    func snapshotWaitsForItsRows() async throws {
-        let live = try await HidingList(hidingAtStart: true)
-        try await Task.sleep(nanoseconds: 300_000_000)
-        #expect(live.events.isEmpty, "no snapshot while a row cannot be read")
-        live.hiding.update { $0 = false }
+    @Test("A snapshot whose rows a commit the controller has not processed took waits for it; it is never sent short of rows")
+    func snapshotWaitsForTheController() async throws {
+        let live = try await HeldList()
+        let third = try live.freshIDs()[2]
+        let hold = live.hold()
+        live.read()  // its snapshot is read after the hold, before the controller hears of the deletion
+        try await live.deleteRegion(third)
+        hold.release()
         #expect(await waitUntil(timeout: 5) { !live.events.isEmpty })
-        #expect(rows(live.events.first) == (try live.freshIDs()))
+        #expect(rows(live.events.first) == (try live.freshIDs()), "the first snapshot is the list after the deletion, whole")
+        #expect(rows(live.events.first)?.contains(third) == false)
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(live.events.count == 1, "the deletion's batch is in the snapshot, not sent again")
     }
 
-    @Test("A batch whose rows cannot all be read is replaced by a fresh snapshot for every subscriber")
+    @Test("A batch whose rows a later commit deleted is replaced by a fresh snapshot for every subscriber")
     func unreadableBatchBecomesASnapshot() async throws {
-        let live = try await HidingList(hidingAtStart: false)
+        let live = try await HeldList()
+        live.read()
         #expect(await waitUntil(timeout: 5) { live.events.count == 1 })
-        live.hiding.update { $0 = true }
-        // The fifth region rises to the top: a move whose row cannot be read.
+        // The fifth region rises to the top: a move whose row the list reads after the
+        // controller has placed it. Between the two, another commit deletes it.
+        let fifth = try #require(try live.freshIDs().last)
+        let first = live.hold()
         try await live.test.gallery.store.write { transaction in
-            let fifth = try #require(try transaction.fetch(Gallery.topRegionsRequest(limit: 5), as: RegionRecord.self).last)
-            try transaction.execute("UPDATE Region SET photographerCount = photographerCount + 1000 WHERE id = ?", [.integer(fifth.id ?? -1)])
+            try transaction.execute("UPDATE Region SET photographerCount = photographerCount + 1000 WHERE placeID = ?", [.text(fifth)])
         }
-        try await Task.sleep(nanoseconds: 300_000_000)
-        #expect(live.events.count == 1, "neither the batch nor a short snapshot is sent")
-        live.hiding.update { $0 = false }
-        #expect(await waitUntil(timeout: 5) { live.events.count == 2 })
+        // Queued after the controller's work on the move, before the list reads its rows.
+        let second = live.hold()
+        first.release()
+        await second.reached()
+        try await live.deleteRegion(fifth)
+        second.release()
+        #expect(await waitUntil(timeout: 5) { live.events.count >= 2 })
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(live.events.count == 2, "the move's batch is not sent, nor the deletion's after the snapshot")
         #expect(rows(live.events.last) == (try live.freshIDs()), "the second event is a snapshot of the list as it is")
         // A subscriber that resumes from before the snapshot starts from a snapshot too.
         let firstToken = try #require(live.events.first?.token)
         var resumed = live.list.events(after: firstToken).makeAsyncIterator()
         #expect(rows(await resumed.next()) == (try live.freshIDs()))
+    }
+
+    @Test("A row read that fails ends the list, saying why, for every subscriber, rather than sending it short")
+    func failedReadEndsTheList() async throws {
+        let test = try TestGallery()
+        _ = try await test.syncSample()
+        let queue = DispatchQueue(label: "test.failing")
+        let failing = Shared(false)
+        struct Unreadable: Error, CustomStringConvertible { var description: String { "the disk is gone" } }
+        let controller = try test.gallery.topRegionsController(limit: 5, delivery: queue)
+        let list = LiveList(controller: controller, queue: queue, store: test.gallery.store) { _, pairs in
+            if failing.get() { throw Unreadable() }
+            return pairs.map(\.record.placeID)
+        }
+        try list.start()
+        let messages = Shared<[String]>([])
+        let subscription = list.subscribe { message in
+            switch message {
+            case .event(let delivery): messages.update { $0.append(delivery.kind) }
+            case .ended(let end): messages.update { $0.append("ended: \(end.reason)") }
+            }
+        }
+        defer { subscription.cancel() }
+        #expect(await waitUntil(timeout: 5) { messages.get() == ["snapshot"] })
+        failing.update { $0 = true }
+        try await test.gallery.store.write { transaction in
+            try transaction.execute("UPDATE Region SET photographerCount = photographerCount + 1000 WHERE id = (SELECT max(id) FROM Region)")
+        }
+        #expect(await waitUntil(timeout: 5) { messages.get().count == 2 })
+        #expect(messages.get().last?.contains("the disk is gone") == true, "\(messages.get())")
+        #expect(list.hasEnded)
+        let late = Shared<[String]>([])
+        _ = list.subscribe { message in if case .ended = message { late.update { $0.append("ended") } } }
+        #expect(await waitUntil(timeout: 5) { late.get() == ["ended"] }, "a later subscriber is told at once")
     }
 
     @Test("A region's live photos end when the region is deleted (its row id may go to another region), with the reason")

@@ -12,7 +12,7 @@ struct WatchPrinter<Row: TableRow & Encodable & Sendable> {
 
     func print(_ event: ListEvent<Row>, list: LiveList<Row>) throws {
         if output.json { return try output.emit(event) }
-        guard case .snapshot(let token, let sections) = list.snapshot else { return }
+        guard case .snapshot(let token, let sections) = try list.snapshot else { return }
         let table = table(sections.map { (heading: $0.name.isEmpty && $0.value.isNull ? nil : $0.name, rows: $0.rows) })
         if output.isTerminal {
             output.write("\u{1B}[H\u{1B}[2J" + Self.fitted(table.text(width: output.terminalWidth), height: output.terminalHeight - 1))
