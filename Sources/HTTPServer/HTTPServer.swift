@@ -23,6 +23,8 @@ public final class HTTPServer: @unchecked Sendable {
     public private(set) var port: UInt16 = 0
 
     private let lock = NSLock()
+    /// Signalled (under `lock`) when a request ends: what a draining `stop` waits for.
+    private let requestEnded = NSCondition()
     private var stopping = false
     private var stopped = false
     private var requestsInFlight = 0
@@ -89,14 +91,7 @@ public final class HTTPServer: @unchecked Sendable {
         let open = Array(streams.values)
         lock.unlock()
         for stream in open { stream.finish() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            lock.lock()
-            let busy = requestsInFlight
-            lock.unlock()
-            if busy == 0 { break }
-            usleep(10_000)
-        }
+        waitForRequestsToEnd(until: Date().addingTimeInterval(timeout))
         answerWaitingRequests(within: 1)
         watch.stop()
         lock.lock()
@@ -118,8 +113,16 @@ public final class HTTPServer: @unchecked Sendable {
         for (state, box) in left where state.deliverIfWaiting(shuttingDown) {
             tr_http_resume(box.connection)
         }
-        let deadline = Date().addingTimeInterval(seconds)
-        while activeRequests > 0, Date() < deadline { usleep(10_000) }
+        waitForRequestsToEnd(until: Date().addingTimeInterval(seconds))
+    }
+
+    /// Waits until no request is in flight, or `deadline`.
+    private func waitForRequestsToEnd(until deadline: Date) {
+        requestEnded.lock()
+        defer { requestEnded.unlock() }
+        while activeRequests > 0 {
+            if !requestEnded.wait(until: deadline) { return }
+        }
     }
 
     /// Requests that started and have not ended.
@@ -304,6 +307,7 @@ public final class HTTPServer: @unchecked Sendable {
         lock.lock()
         requestsInFlight -= 1
         lock.unlock()
+        requestEnded.withLock { requestEnded.broadcast() }
         if let connection { watch.requestEnded(connection) }
         let bytes = state.stream?.bytesSent ?? state.bytes
         log(HTTPRequestRecord(method: state.method, path: state.path, arguments: state.arguments, status: state.status, bytes: bytes,

@@ -41,6 +41,8 @@ extension PostgresConnection {
                     try advisoryLock(retryTurns)
                     heldTurn = retryTurns
                 }
+                // Sleeping is the point: a pause with jitter before the retry lets the
+                // conflicting transaction finish (there is no event to wait for).
                 Thread.sleep(forTimeInterval: Self.retryPause(attempt: attempt))
                 attempt += 1
             } catch {

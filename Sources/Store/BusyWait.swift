@@ -32,6 +32,7 @@ final class BusyWait: Sendable {
         let slept = count <= Int32(last) ? Int64(Self.totals[index]) : Int64(Self.totals[last]) + Int64(count - Int32(last)) * Int64(Self.delays[last])
         let left = Int64(milliseconds) - slept
         guard left > 0 else { return false }
+        // Sleeping is all a busy handler can do: SQLite's file locks send no event when freed.
         usleep(useconds_t(min(Int64(Self.delays[index]), left)) * 1000)
         return !interrupted.load(ordering: .relaxed)
     }

@@ -45,6 +45,8 @@ extension GallerySyncing {
                 return try tryAcquireSyncLock()
             } catch let busy as SyncLock.Busy where wait {
                 waiting?(busy)
+                // Polled: the lock may be held by a process on another host (an advisory
+                // lock), whose release sends no event this process could wait on.
                 try await Task.sleep(nanoseconds: UInt64(pollInterval * 1_000_000_000))
             }
         }

@@ -50,8 +50,10 @@ extension Commands {
             if event == .stop { stop.fire() } else { runner.start() }
         }
         let server: HTTPServer
+        let requestLog = RequestLog(log)
+        defer { requestLog.close() }
         do {
-            server = try HTTPServer(address: settings.address, limits: settings.limits, handler: api) { record in log.request(record) }
+            server = try HTTPServer(address: settings.address, limits: settings.limits, handler: api) { record in requestLog.record(record) }
         } catch let error as HTTPServerError {
             throw RuntimeError("cannot serve on \(settings.address): \(error)")
         }
@@ -80,6 +82,7 @@ extension Commands {
         gallery.interruptWaits()
         await runner.stop()
         withExtendedLifetime(signals) {}
+        requestLog.close()  // every request's line before the last one
         log("info", "stop", [("pid", getpid())])
         return 0
     }
