@@ -30,10 +30,10 @@ extension GalleryAPI {
             guard let user else { throw APIError.unauthorized("this endpoint needs a user's token: Authorization: Bearer TOKEN") }
             if endpoint == .recentsChanges {
                 key = "recents/\(user.id)"
-                makeList = { [gallery] in try gallery.liveRecents(for: user) }
+                makeList = { [userLists] in try userLists.recents(for: user) }
             } else {
                 key = "favorites/\(user.id)"
-                makeList = { [gallery] in try gallery.liveFavorites(for: user) }
+                makeList = { [userLists] in try userLists.favorites(for: user) }
             }
         default:
             throw APIError.notFound("no change stream at \(request.path)")

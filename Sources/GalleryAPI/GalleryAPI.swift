@@ -19,6 +19,8 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     let workers: StoreWorkers
     /// Which user each token names, renewed when users change.
     let tokens: TokenCache
+    /// Every user's Recents and Favorites streams, from one controller of each kind.
+    let userLists: UserLists
     /// Where writes run: one at a time (SQLite has one writer), on a thread of their own.
     /// A write waiting for another process's lock blocks its thread; on the shared pool's
     /// few threads it would hold up reads, images and the server's own shutdown.
@@ -32,6 +34,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
         self.configuration = configuration
         self.syncRunner = sync
         cache = ResponseCache(gallery: gallery)
+        userLists = UserLists(gallery: gallery)
         workers = StoreWorkers(count: configuration.workers)
         let streams = ChangeStreams(streamsPerAddress: configuration.streamsPerAddress, heartbeatSeconds: configuration.heartbeatSeconds,
                                     lingerSeconds: configuration.lingerSeconds)
@@ -45,6 +48,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     public func close() {
         tokens.close()
         streams.close()
+        userLists.close()
         cache.close()
         workers.stop()
     }

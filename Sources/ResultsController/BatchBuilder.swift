@@ -201,3 +201,36 @@ enum BatchBuilder {
         return edits
     }
 }
+
+extension ChangeBatch {
+    /// The batch, in the canonical form, that turns one section holding the objects `old`
+    /// into one holding `new` (both in order); an object of `contentChanged` that stays is
+    /// an update, one that moves a move flagged `updated`. For a list that shows a part of
+    /// another controller's results (one section of it, the first rows of one).
+    public static func difference(from old: [Int64], to new: [Int64], contentChanged: Set<Int64>) -> ChangeBatch {
+        func placements(_ ids: [Int64]) -> [Int64: Placement] {
+            var result: [Int64: Placement] = [:]
+            result.reserveCapacity(ids.count)
+            for (row, id) in ids.enumerated() { result[id] = Placement(id: id, global: row, path: IndexPath(row: row, section: 0), sectionKey: .null) }
+            return result
+        }
+        let before = placements(old), after = placements(new)
+        let removed = old.compactMap { before[$0] }.filter { after[$0.id] == nil }
+        let inserted = new.compactMap { after[$0] }.filter { before[$0.id] == nil }
+        let survivors = old.compactMap { id -> Survivor? in
+            guard let was = before[id], let now = after[id] else { return nil }
+            return Survivor(old: was, new: now, contentChanged: contentChanged.contains(id))
+        }
+        let stable = BatchBuilder.stableSurvivors(survivors)
+        if let batch = BatchBuilder.batch(oldSections: [.null], newSections: [.null], removed: removed, inserted: inserted,
+                                          survivors: survivors, stable: stable, sectionIDs: { _ in new }) {
+            return batch
+        }
+        // Cannot happen in one section (a survivor on its own index path always stays);
+        // should it, every row is replaced.
+        var replaced = ChangeBatch()
+        replaced.rowDeletes = old.enumerated().map { Row(id: $0.element, indexPath: IndexPath(row: $0.offset, section: 0)) }
+        replaced.rowInserts = new.enumerated().map { Row(id: $0.element, indexPath: IndexPath(row: $0.offset, section: 0)) }
+        return replaced
+    }
+}

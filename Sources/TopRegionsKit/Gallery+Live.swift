@@ -60,22 +60,12 @@ extension GalleryObserving {
 
     /// `user`'s Recents, live, newest first.
     public func liveRecents(for user: GalleryUser) throws -> LiveList<RecentRow> {
-        try live(recentsController(for: user, delivery: newDeliveryQueue("recents"))) { context, pairs in
-            let photos = try Self.photosByID(pairs.compactMap(\.record.photoID), in: context)
-            return pairs.compactMap { _, record in
-                record.photoID.flatMap { photos[$0] }.map { RecentRow(id: $0.flickrID, title: $0.title, subtitle: $0.subtitle, lastViewed: record.lastViewed) }
-            }
-        }
+        try live(recentsController(for: user, delivery: newDeliveryQueue("recents")), rows: Gallery.recentRows)
     }
 
     /// `user`'s Favorites, live, in the user's order.
     public func liveFavorites(for user: GalleryUser) throws -> LiveList<FavoriteRow> {
-        try live(favoritesController(for: user, delivery: newDeliveryQueue("favorites"))) { context, pairs in
-            let photos = try Self.photosByID(pairs.compactMap(\.record.photoID), in: context)
-            return pairs.compactMap { path, record in
-                record.photoID.flatMap { photos[$0] }.map { FavoriteRow(position: path.row + 1, id: $0.flickrID, title: $0.title) }
-            }
-        }
+        try live(favoritesController(for: user, delivery: newDeliveryQueue("favorites")), rows: Gallery.favoriteRows)
     }
 
     private func newDeliveryQueue(_ list: String) -> DispatchQueue {
@@ -88,12 +78,6 @@ extension GalleryObserving {
         let list = LiveList(controller: controller, queue: queue, store: observableStore, rows: rows)
         try list.start()
         return list
-    }
-
-    /// These photos, by row id, read in `context` in one query.
-    static func photosByID(_ ids: [Int64], in context: ReadContext) throws -> [Int64: PhotoRecord] {
-        let photos = try context.fetch(PhotoRecord.self, ids: ids)
-        return Dictionary(photos.compactMap { photo in photo.id.map { ($0, photo) } }, uniquingKeysWith: { first, _ in first })
     }
 }
 

@@ -3,165 +3,6 @@ import ResultsController
 import Store
 import Synchronization
 
-/// A section of a live list: its name, its identity (the section key's value: JSON null
-/// for the NULL section), and its rows.
-public struct ListSection<Row: Sendable & Encodable>: Sendable, Encodable {
-    /// The section's name: its value as text; `""` for the NULL section (an unsectioned list's).
-    public var name: String
-    /// The section's identity, written as JSON null, a number or text.
-    public var value: SectionValue
-    /// The section's rows, in list order.
-    public var rows: [Row]
-
-    enum CodingKeys: String, CodingKey { case name, value, rows }
-
-    /// Writes `name`, `value` (null for the NULL section) and `rows`.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(JSONSectionValue(value), forKey: .value)
-        try container.encode(rows, forKey: .rows)
-    }
-}
-
-/// A section value as JSON writes it: null, a number, or text.
-struct JSONSectionValue: Encodable {
-    let value: SectionValue
-    init(_ value: SectionValue) { self.value = value }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch value.value {
-        case .null: try container.encodeNil()
-        case .integer(let number): try container.encode(number)
-        case .real(let number): try container.encode(number)
-        case .text, .blob: try container.encode(value.name)
-        }
-    }
-}
-
-/// What a live list says: first the whole list, then each change as a batch.
-public enum ListEvent<Row: Sendable & Encodable>: Sendable, Encodable {
-    /// The whole list, as of `token`.
-    case snapshot(token: Int64, sections: [ListSection<Row>])
-    /// One change, with UIKit's index rules in the results controller's canonical form
-    /// (see docs/results-controller.md), bringing the list to `token`.
-    case batch(ListBatch<Row>)
-
-    /// The history token the event brings its list to.
-    public var token: Int64 {
-        switch self {
-        case .snapshot(let token, _): return token
-        case .batch(let batch): return batch.token
-        }
-    }
-
-    enum CodingKeys: String, CodingKey { case type, token, sections }
-
-    /// Writes a snapshot as `type`, `token` and `sections`; a batch as `ListBatch` does.
-    public func encode(to encoder: Encoder) throws {
-        switch self {
-        case .snapshot(let token, let sections):
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode("snapshot", forKey: .type)
-            try container.encode(token, forKey: .token)
-            try container.encode(sections, forKey: .sections)
-        case .batch(let batch):
-            try batch.encode(to: encoder)
-        }
-    }
-}
-
-/// One batch of a live list: index paths as `[section, row]`, rows after the batch.
-public struct ListBatch<Row: Sendable & Encodable>: Sendable, Encodable {
-    /// A row that arrives: where (after the batch) and what it holds.
-    public struct Arrival: Sendable, Encodable {
-        /// The section index after the batch.
-        public var section: Int
-        /// The row index within the section after the batch.
-        public var row: Int
-        /// The row as it arrives.
-        public var value: Row
-
-        /// Writes `[section, row, value]`.
-        public func encode(to encoder: Encoder) throws {
-            var container = encoder.unkeyedContainer()
-            try container.encode(section)
-            try container.encode(row)
-            try container.encode(value)
-        }
-    }
-
-    /// A row that moves or is redrawn: from (before), to (after), and what it holds.
-    public struct Change: Sendable, Encodable {
-        /// Where the row was before the batch.
-        public var from: IndexPath
-        /// Where the row is after the batch.
-        public var to: IndexPath
-        /// The row as it is after the batch.
-        public var value: Row
-
-        /// Writes `[fromSection, fromRow, toSection, toRow, value]`.
-        public func encode(to encoder: Encoder) throws {
-            var container = encoder.unkeyedContainer()
-            try container.encode(from.section)
-            try container.encode(from.row)
-            try container.encode(to.section)
-            try container.encode(to.row)
-            try container.encode(value)
-        }
-    }
-
-    /// A section inserted at `index` (after the batch), with its rows.
-    public struct InsertedSection: Sendable, Encodable {
-        /// The section's index after the batch.
-        public var index: Int
-        /// The section's name, value and rows.
-        public var section: ListSection<Row>
-
-        enum CodingKeys: String, CodingKey { case index, name, value, rows }
-
-        /// Writes `index`, `name`, `value` and `rows`.
-        public func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(index, forKey: .index)
-            try container.encode(section.name, forKey: .name)
-            try container.encode(JSONSectionValue(section.value), forKey: .value)
-            try container.encode(section.rows, forKey: .rows)
-        }
-    }
-
-    /// The history token the batch brings the list to.
-    public var token: Int64
-    /// The indexes, before the batch, of the sections deleted.
-    public var sectionDeletes: [Int]
-    /// The sections inserted, with their rows, by index after the batch.
-    public var sectionInserts: [InsertedSection]
-    /// Rows deleted, at their index paths before the batch.
-    public var deletes: [IndexPath]
-    /// Rows inserted, with where they go after the batch.
-    public var inserts: [Arrival]
-    /// Rows that move, with their content after the batch.
-    public var moves: [Change]
-    /// Rows redrawn in place, from their path before the batch to their path after it.
-    public var updates: [Change]
-
-    enum CodingKeys: String, CodingKey { case type, token, sectionDeletes, sectionInserts, deletes, inserts, moves, updates }
-
-    /// Writes `type: "batch"`, the token, and each list; index paths as `[section, row]`.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode("batch", forKey: .type)
-        try container.encode(token, forKey: .token)
-        try container.encode(sectionDeletes, forKey: .sectionDeletes)
-        try container.encode(sectionInserts, forKey: .sectionInserts)
-        try container.encode(deletes.map { [$0.section, $0.row] }, forKey: .deletes)
-        try container.encode(inserts, forKey: .inserts)
-        try container.encode(moves, forKey: .moves)
-        try container.encode(updates, forKey: .updates)
-    }
-}
-
 /// An event of a live list and its JSON, encoded once for every subscriber.
 public final class ListDelivery<Row: Sendable & Encodable>: Sendable {
     /// The event.
@@ -264,19 +105,26 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     /// Batches kept for subscribers that resume after a token.
     public static var keptBatches: Int { 256 }
 
-    init<R: Record>(controller: ResultsController<R>, queue: DispatchQueue, store: any ObservableStore,
+    /// A list of `controller`'s results, which delivers on `queue`; `rows` makes the rows
+    /// of records, in the read transaction it is given.
+    convenience init<R: Record>(controller: ResultsController<R>, queue: DispatchQueue, store: any ObservableStore,
                     rows: @escaping @Sendable (ReadContext, [(path: IndexPath, record: R)]) throws -> [Row]) {
+        self.init(source: ControllerSource(controller: controller, reader: RowReader(store: store, rows: rows)), queue: queue)
+    }
+
+    /// A list of `source`'s, whose state changes on `queue` only.
+    init(source: any LiveListSource<Row>, queue: DispatchQueue) {
         self.queue = queue
-        self.source = ControllerSource(controller: controller, store: store, rows: rows)
+        self.source = source
     }
 
     /// Runs the fetch; until then the list has no rows. Throws what the fetch throws.
     func start() throws {
         try queue.sync {
             guard !started else { return }
-            try source.start { [weak self] change in
+            try source.start { [weak self] pending in
                 guard let self else { return }
-                queue.async { self.deliver(change) }
+                queue.async { self.deliver(pending) }
             }
             keptSince = source.token
             started = true
@@ -460,14 +308,14 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     }
 
     /// Each batch the controller reports, in order.
-    private func deliver(_ change: ResultsChange) {
+    private func deliver(_ pending: PendingBatch<Row>) {
         guard ending == nil else { return }
         cachedSnapshot = nil
         // Subscribers waiting for a snapshot get the list as it is then: this is in it.
         if resynchronizing { return sendSnapshots() }
         let batch: ListDelivery<Row>
         do {
-            guard let read = try source.batch(for: change) else { return resynchronize() }
+            guard let read = try pending.read() else { return resynchronize() }
             batch = try ListDelivery(.batch(read))
         } catch {
             return finish(.failed("the list's rows cannot be read: \(error)"))
@@ -515,16 +363,14 @@ enum RowsRead<Value> {
     case incomplete(Value, storeToken: Int64)
 }
 
-/// What a live list reads its rows and changes from (a results controller of some record
-/// type), with the record type hidden. Called on the list's queue only.
+/// What a live list reads its rows and changes from (a results controller, or a section of
+/// one shared by many lists), with the record type hidden. Called on the list's queue only.
 protocol LiveListSource<Row>: Sendable {
     associatedtype Row: Sendable & Encodable
-    /// Starts following; `deliver` gets each change the controller reports.
-    func start(_ deliver: @escaping @Sendable (ResultsChange) -> Void) throws
+    /// Starts following; `deliver` gets each change, its rows to be read when it is sent.
+    func start(_ deliver: @escaping @Sendable (PendingBatch<Row>) -> Void) throws
     /// The list now, its rows read in one transaction (with the store's token).
     func snapshot() throws -> RowsRead<ListEvent<Row>>
-    /// The batch of `change` with its rows; nil when a row is gone (a later commit deleted it).
-    func batch(for change: ResultsChange) throws -> ListBatch<Row>?
     var token: Int64 { get }
     func waitUntilProcessed(through token: Int64, timeout: TimeInterval) -> Bool
     /// Calls `handler` once the controller has processed the commit with `token`.
@@ -532,115 +378,8 @@ protocol LiveListSource<Row>: Sendable {
     func stop()
 }
 
-/// A controller as a live list's source: its batches turned into batches of rows.
-///
-/// `@unchecked Sendable`: `delegate` is set once, on the list's queue, before the fetch;
-/// the rest is immutable.
-private final class ControllerSource<R: Record, Row: Sendable & Encodable>: LiveListSource, ResultsControllerDelegate, @unchecked Sendable {
-    let controller: ResultsController<R>
-    let store: any ObservableStore
-    let rows: @Sendable (ReadContext, [(path: IndexPath, record: R)]) throws -> [Row]
-    private var deliver: (@Sendable (ResultsChange) -> Void)?
-
-    init(controller: ResultsController<R>, store: any ObservableStore,
-         rows: @escaping @Sendable (ReadContext, [(path: IndexPath, record: R)]) throws -> [Row]) {
-        self.controller = controller
-        self.store = store
-        self.rows = rows
-    }
-
-    func start(_ deliver: @escaping @Sendable (ResultsChange) -> Void) throws {
-        self.deliver = deliver
-        controller.delegate = self
-        try controller.performFetch()
-    }
-
-    func stop() {
-        controller.delegate = nil
-        deliver = nil
-    }
-
-    var token: Int64 { controller.processedToken }
-
-    func waitUntilProcessed(through token: Int64, timeout: TimeInterval) -> Bool {
-        controller.waitUntilProcessed(through: token, timeout: timeout)
-    }
-
-    func whenProcessed(through token: Int64, _ handler: @escaping @Sendable () -> Void) {
-        controller.whenProcessed(through: token, handler)
-    }
-
-    /// The rows of `wanted` (index paths and ids), read in `context`; nil when one is gone.
-    private func read(_ wanted: [(path: IndexPath, id: Int64)], in context: ReadContext) throws -> [Row]? {
-        let records = try context.fetch(R.self, ids: wanted.map(\.id))
-        let byID = Dictionary(records.compactMap { record in record.id.map { ($0, record) } }, uniquingKeysWith: { first, _ in first })
-        var pairs: [(path: IndexPath, record: R)] = []
-        pairs.reserveCapacity(wanted.count)
-        for (path, id) in wanted {
-            guard let record = byID[id] else { return nil }
-            pairs.append((path, record))
-        }
-        let read = try rows(context, pairs)
-        return read.count == wanted.count ? read : nil
-    }
-
-    func snapshot() throws -> RowsRead<ListEvent<Row>> {
-        let processed = controller.processedToken
-        let sections = controller.sections
-        let wanted = sections.enumerated().flatMap { index, section in
-            (0..<section.numberOfObjects).compactMap { row -> (path: IndexPath, id: Int64)? in
-                let path = IndexPath(row: row, section: index)
-                return controller.id(at: path).map { (path, $0) }
-            }
-        }
-        return try store.read { context -> RowsRead<ListEvent<Row>> in
-            if let all = try read(wanted, in: context) { return .rows(Self.snapshot(sections, rows: all, token: processed)) }
-            // Rows are missing: a commit the controller has not processed yet took them,
-            // unless the store is no further than the controller.
-            let storeToken = try context.currentToken()
-            guard storeToken <= processed else { return .incomplete(Self.snapshot(sections, rows: [], token: processed), storeToken: storeToken) }
-            var readable: [[Row]] = sections.map { _ in [] }
-            for wanted in wanted {
-                if let row = try read([wanted], in: context)?.first { readable[wanted.path.section].append(row) }
-            }
-            return .incomplete(.snapshot(token: processed, sections: zip(sections, readable).map { section, rows in
-                ListSection(name: section.name, value: section.value, rows: rows)
-            }), storeToken: storeToken)
-        }
-    }
-
-    /// The sections with `rows` in order, as many in each as it holds.
-    private static func snapshot(_ sections: [SectionInfo], rows: [Row], token: Int64) -> ListEvent<Row> {
-        var remaining = rows[...]
-        return .snapshot(token: token, sections: sections.map { section in
-            let taken = remaining.prefix(section.numberOfObjects)
-            remaining = remaining.dropFirst(taken.count)
-            return ListSection(name: section.name, value: section.value, rows: Array(taken))
-        })
-    }
-
-    func batch(for change: ResultsChange) throws -> ListBatch<Row>? {
-        let batch = change.batch
-        let arriving: [(path: IndexPath, id: Int64)] = batch.rowInserts.map { ($0.indexPath, $0.id) } + batch.moves.map { ($0.to, $0.id) }
-            + batch.updates.map { ($0.new, $0.id) }
-            + batch.sectionInserts.flatMap { insert in insert.section.ids.enumerated().map { (IndexPath(row: $0.offset, section: insert.index), $0.element) } }
-        guard let values = try store.read({ try read(arriving, in: $0) }) else { return nil }
-        var next = values.makeIterator()
-        func take() -> Row? { next.next() }
-        let inserts = batch.rowInserts.compactMap { row in take().map { ListBatch.Arrival(section: row.indexPath.section, row: row.indexPath.row, value: $0) } }
-        let moves = batch.moves.compactMap { move in take().map { ListBatch.Change(from: move.from, to: move.to, value: $0) } }
-        let updates = batch.updates.compactMap { update in take().map { ListBatch.Change(from: update.old, to: update.new, value: $0) } }
-        let sectionInserts = batch.sectionInserts.map { insert in
-            ListBatch.InsertedSection(index: insert.index, section: ListSection(name: insert.section.name, value: insert.section.value,
-                                                                              rows: insert.section.ids.compactMap { _ in take() }))
-        }
-        return ListBatch(token: change.token ?? controller.processedToken, sectionDeletes: batch.sectionDeletes,
-                         sectionInserts: sectionInserts, deletes: batch.rowDeletes.map(\.indexPath), inserts: inserts, moves: moves,
-                         updates: updates)
-    }
-
-    func controllerDidChangeContent(_ controller: AnyObject, _ change: ResultsChange) {
-        // Called holding the controller's lock: the rows are read after it, on the queue.
-        deliver?(change)
-    }
+/// A change of a live list whose rows are read when it is sent (nil: one is gone).
+struct PendingBatch<Row: Sendable & Encodable>: Sendable {
+    let token: Int64
+    let read: @Sendable () throws -> ListBatch<Row>?
 }
