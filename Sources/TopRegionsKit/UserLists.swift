@@ -174,15 +174,26 @@ final class SectionedLists<R: Record, Row: Sendable & Encodable>: ResultsControl
     private func apply(_ batch: ChangeBatch) -> (before: [SectionValue: [Int64]], contentChanged: Set<Int64>) {
         let oldOrder = order
         var newOrder = oldOrder
-        for index in batch.sectionDeletes.sorted(by: >) { newOrder.remove(at: index) }
-        for insert in batch.sectionInserts.sorted(by: { $0.index < $1.index }) { newOrder.insert(insert.section.value, at: insert.index) }
+        for index in batch.sectionDeletes.sorted(by: >) where index < newOrder.count { newOrder.remove(at: index) }
+        for insert in batch.sectionInserts.sorted(by: { $0.index < $1.index }) {
+            newOrder.insert(insert.section.value, at: min(insert.index, newOrder.count))
+        }
         var before: [SectionValue: [Int64]] = [:]
         func touch(_ section: SectionValue) {
             if before[section] == nil { before[section] = ids[section] ?? [] }
         }
+        var consistent = true
+        func section(_ index: Int, of sections: [SectionValue]) -> SectionValue? {
+            guard sections.indices.contains(index) else {
+                consistent = false
+                return nil
+            }
+            return sections[index]
+        }
         for index in batch.sectionDeletes {
-            touch(oldOrder[index])
-            ids.removeValue(forKey: oldOrder[index])
+            guard let value = section(index, of: oldOrder) else { continue }
+            touch(value)
+            ids.removeValue(forKey: value)
         }
         for insert in batch.sectionInserts {
             touch(insert.section.value)
@@ -191,26 +202,56 @@ final class SectionedLists<R: Record, Row: Sendable & Encodable>: ResultsControl
         // Rows leave their sections (old index paths, last first), then arrive (new index
         // paths, first first).
         var leaving: [SectionValue: [Int]] = [:]
-        for row in batch.rowDeletes { leaving[oldOrder[row.indexPath.section], default: []].append(row.indexPath.row) }
-        for move in batch.moves { leaving[oldOrder[move.from.section], default: []].append(move.from.row) }
+        for row in batch.rowDeletes {
+            if let value = section(row.indexPath.section, of: oldOrder) { leaving[value, default: []].append(row.indexPath.row) }
+        }
+        for move in batch.moves {
+            if let value = section(move.from.section, of: oldOrder) { leaving[value, default: []].append(move.from.row) }
+        }
         for (section, rows) in leaving {
             touch(section)
-            for row in rows.sorted(by: >) { ids[section]?.remove(at: row) }
+            for row in rows.sorted(by: >) {
+                if let count = ids[section]?.count, row < count { ids[section]?.remove(at: row) } else { consistent = false }
+            }
         }
         var arriving: [SectionValue: [(row: Int, id: Int64)]] = [:]
-        for row in batch.rowInserts { arriving[newOrder[row.indexPath.section], default: []].append((row.indexPath.row, row.id)) }
-        for move in batch.moves { arriving[newOrder[move.to.section], default: []].append((move.to.row, move.id)) }
+        for row in batch.rowInserts {
+            if let value = section(row.indexPath.section, of: newOrder) { arriving[value, default: []].append((row.indexPath.row, row.id)) }
+        }
+        for move in batch.moves {
+            if let value = section(move.to.section, of: newOrder) { arriving[value, default: []].append((move.to.row, move.id)) }
+        }
         for (section, rows) in arriving {
             touch(section)
-            for (row, id) in rows.sorted(by: { $0.row < $1.row }) { ids[section, default: []].insert(id, at: row) }
+            for (row, id) in rows.sorted(by: { $0.row < $1.row }) {
+                if row <= ids[section, default: []].count { ids[section, default: []].insert(id, at: row) } else { consistent = false }
+            }
         }
         var contentChanged = Set(batch.moves.filter(\.updated).map(\.id))
         for update in batch.updates {
-            touch(oldOrder[update.old.section])
+            if let value = section(update.old.section, of: oldOrder) { touch(value) }
             contentChanged.insert(update.id)
         }
         order = newOrder
+        // A batch that does not fit what was applied before (it would be a bug): the sections
+        // are read again from the controller, and every section that differs is touched.
+        if !consistent { reload(touching: &before) }
         return (before, contentChanged)
+    }
+
+    /// Reads every section's ids from the controller again, recording the old ids of those
+    /// that change.
+    private func reload(touching before: inout [SectionValue: [Int64]]) {
+        var fresh: [SectionValue: [Int64]] = [:]
+        order = []
+        for (index, section) in controller.sections.enumerated() {
+            order.append(section.value)
+            fresh[section.value] = (0..<section.numberOfObjects).compactMap { controller.id(at: IndexPath(row: $0, section: index)) }
+        }
+        for section in Set(fresh.keys).union(ids.keys) where fresh[section] != ids[section] && before[section] == nil {
+            before[section] = ids[section] ?? []
+        }
+        ids = fresh
     }
 }
 
