@@ -14,6 +14,10 @@ typedef struct {
     char *body;
     size_t length, capacity;
     double seen;
+    /* When each occurrence of the owner's `counted` marker arrived. */
+    double *marks;
+    int mark_count, mark_capacity;
+    struct curl_slist *headers;
     int ended;
     CURLcode result;
     long status;
@@ -28,6 +32,7 @@ struct tr_streams {
     pthread_mutex_t lock;
     int stop;
     char marker[64];
+    char counted[64];
 };
 
 double tr_streams_now(void) {
@@ -40,6 +45,30 @@ double tr_streams_now(void) {
 static void check_marker(tr_streams *streams, stream_t *stream) {
     if (stream->seen >= 0 || streams->marker[0] == 0) return;
     if (memmem(stream->body, stream->length, streams->marker, strlen(streams->marker)) != NULL) stream->seen = tr_streams_now();
+}
+
+/* Called with the lock held, after `bytes` were appended: records the arrival of every
+   occurrence of the counted marker that ends in them. */
+static void count_marks(tr_streams *streams, stream_t *stream, size_t bytes) {
+    size_t marker_length = strlen(streams->counted);
+    if (marker_length == 0) return;
+    size_t start = stream->length - bytes;
+    start = start >= marker_length - 1 ? start - (marker_length - 1) : 0;
+    const char *cursor = stream->body + start, *end = stream->body + stream->length;
+    double now = tr_streams_now();
+    while (cursor < end) {
+        const char *found = memmem(cursor, (size_t)(end - cursor), streams->counted, marker_length);
+        if (found == NULL) break;
+        if (stream->mark_count == stream->mark_capacity) {
+            int capacity = stream->mark_capacity ? stream->mark_capacity * 2 : 8;
+            double *grown = realloc(stream->marks, (size_t)capacity * sizeof(double));
+            if (grown == NULL) return;
+            stream->marks = grown;
+            stream->mark_capacity = capacity;
+        }
+        stream->marks[stream->mark_count++] = now;
+        cursor = found + marker_length;
+    }
 }
 
 static size_t received(char *data, size_t size, size_t count, void *context) {
@@ -56,6 +85,7 @@ static size_t received(char *data, size_t size, size_t count, void *context) {
     memcpy(stream->body + stream->length, data, bytes);
     stream->length += bytes;
     check_marker(stream->owner, stream);
+    count_marks(stream->owner, stream, bytes);
     pthread_mutex_unlock(&stream->owner->lock);
     return bytes;
 }
@@ -91,6 +121,15 @@ static void *drive(void *context) {
 }
 
 tr_streams *tr_streams_start(const char *url, int count) {
+    const char **urls = calloc((size_t)count, sizeof(char *));
+    if (urls == NULL) return NULL;
+    for (int index = 0; index < count; index++) urls[index] = url;
+    tr_streams *streams = tr_streams_start_each(urls, NULL, count);
+    free(urls);
+    return streams;
+}
+
+tr_streams *tr_streams_start_each(const char *const *urls, const char *const *authorizations, int count) {
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return NULL;
     tr_streams *streams = calloc(1, sizeof *streams);
     if (streams == NULL) return NULL;
@@ -107,7 +146,13 @@ tr_streams *tr_streams_start(const char *url, int count) {
         stream->seen = -1;
         CURL *easy = curl_easy_init();
         streams->handles[index] = easy;
-        curl_easy_setopt(easy, CURLOPT_URL, url);
+        curl_easy_setopt(easy, CURLOPT_URL, urls[index]);
+        if (authorizations != NULL && authorizations[index] != NULL) {
+            char header[512];
+            snprintf(header, sizeof header, "Authorization: %s", authorizations[index]);
+            stream->headers = curl_slist_append(NULL, header);
+            curl_easy_setopt(easy, CURLOPT_HTTPHEADER, stream->headers);
+        }
         curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, received);
         curl_easy_setopt(easy, CURLOPT_WRITEDATA, stream);
         curl_easy_setopt(easy, CURLOPT_PRIVATE, stream);
@@ -193,7 +238,11 @@ void tr_streams_close(tr_streams *streams) {
     }
     free(streams->handles);
     curl_multi_cleanup(streams->multi);
-    for (int index = 0; index < streams->count; index++) free(streams->streams[index].body);
+    for (int index = 0; index < streams->count; index++) {
+        free(streams->streams[index].body);
+        free(streams->streams[index].marks);
+        curl_slist_free_all(streams->streams[index].headers);
+    }
     free(streams->streams);
     pthread_mutex_destroy(&streams->lock);
     free(streams);
@@ -228,6 +277,72 @@ char *tr_fetch(const char *url, size_t *length, long *status) {
     if (code == CURLE_OK) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, status);
     curl_easy_cleanup(easy);
     if (code != CURLE_OK || *status != 200) { free(fetched.body); return NULL; }
+    *length = fetched.length;
+    return fetched.body;
+}
+
+void tr_streams_count(tr_streams *streams, const char *marker) {
+    pthread_mutex_lock(&streams->lock);
+    strncpy(streams->counted, marker, sizeof streams->counted - 1);
+    for (int index = 0; index < streams->count; index++) streams->streams[index].mark_count = 0;
+    pthread_mutex_unlock(&streams->lock);
+}
+
+int tr_streams_marks(tr_streams *streams, int index, double *times, int capacity) {
+    pthread_mutex_lock(&streams->lock);
+    stream_t *stream = &streams->streams[index];
+    int count = stream->mark_count;
+    for (int mark = 0; mark < count && mark < capacity; mark++) times[mark] = stream->marks[mark];
+    pthread_mutex_unlock(&streams->lock);
+    return count;
+}
+
+static size_t discard(char *data, size_t size, size_t count, void *context) {
+    (void)data;
+    (void)context;
+    return size * count;
+}
+
+long tr_post(const char *url, const char *authorization) {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return -1;
+    CURL *easy = curl_easy_init();
+    if (easy == NULL) return -1;
+    char header[512];
+    snprintf(header, sizeof header, "Authorization: %s", authorization);
+    struct curl_slist *headers = curl_slist_append(NULL, header);
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_POST, 1L);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, 0L);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    long status = -1;
+    if (curl_easy_perform(easy) == CURLE_OK) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(easy);
+    return status;
+}
+
+char *tr_fetch_with(const char *url, const char *authorization, size_t *length, long *status) {
+    *status = -1;
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return NULL;
+    CURL *easy = curl_easy_init();
+    if (easy == NULL) return NULL;
+    char header[512];
+    snprintf(header, sizeof header, "Authorization: %s", authorization);
+    struct curl_slist *headers = curl_slist_append(NULL, header);
+    fetched_t fetched = {calloc(1, 1), 0};
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &fetched);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT, 60L);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    CURLcode code = curl_easy_perform(easy);
+    if (code == CURLE_OK) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(easy);
+    if (code != CURLE_OK) { free(fetched.body); return NULL; }
     *length = fetched.length;
     return fetched.body;
 }

@@ -297,7 +297,8 @@ final class ServedTool {
         let output = Pipe()
         process.standardOutput = output
         // The server's log, kept for a failure's message.
-        logPath = URL(fileURLWithPath: store).deletingLastPathComponent().appendingPathComponent("serve-\(UUID().uuidString).log").path
+        let logDirectory = store.hasPrefix("postgresql:") ? URL(fileURLWithPath: NSTemporaryDirectory()) : URL(fileURLWithPath: store).deletingLastPathComponent()
+        logPath = logDirectory.appendingPathComponent("serve-\(UUID().uuidString).log").path
         guard FileManager.default.createFile(atPath: logPath, contents: nil), let log = FileHandle(forWritingAtPath: logPath) else {
             throw BenchError("cannot create \(logPath)")
         }

@@ -7,7 +7,7 @@
 import Foundation
 
 let scenarios: [Scenario] = StoreBenchmarks.scenarios + ControllerBenchmarks.scenarios + ProductBenchmarks.scenarios + [IngestCeiling.scenario] + DecodeBenchmarks.scenarios + [ProductBenchmarks.daemonScenario]
-    + HTTPBenchmarks.scenarios + ObserveBenchmarks.scenarios + LedgerBenchmarks.scenarios + [SearchBenchmarks.scenario, PostgresCopyBenchmarks.scenario, PostgresQueryBenchmarks.scenario, PostgresIngestBenchmarks.scenario, PostgresStoreBenchmarks.scenario, FanoutBenchmarks.scenario]
+    + HTTPBenchmarks.scenarios + ScaleBenchmarks.scenarios + [StallBenchmark.scenario] + ObserveBenchmarks.scenarios + LedgerBenchmarks.scenarios + [SearchBenchmarks.scenario, PostgresCopyBenchmarks.scenario, PostgresQueryBenchmarks.scenario, PostgresIngestBenchmarks.scenario, PostgresStoreBenchmarks.scenario, FanoutBenchmarks.scenario]
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {

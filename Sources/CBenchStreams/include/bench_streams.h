@@ -11,6 +11,24 @@ typedef struct tr_streams tr_streams;
 /// Starts `count` GETs of `url`; NULL when libcurl cannot start.
 tr_streams *tr_streams_start(const char *url, int count);
 
+/// Starts one GET of each of `urls`, with an `Authorization:` header of each of
+/// `authorizations` (NULL, or a NULL entry: none); NULL when libcurl cannot start.
+tr_streams *tr_streams_start_each(const char *const *urls, const char *const *authorizations, int count);
+
+/// Records, from now on, when each occurrence of `marker` arrives in each stream (resets
+/// earlier records).
+void tr_streams_count(tr_streams *streams, const char *marker);
+
+/// The arrival times of stream `index`'s occurrences of the counted marker, into `times`
+/// (at most `capacity`); returns how many there are.
+int tr_streams_marks(tr_streams *streams, int index, double *times, int capacity);
+
+/// `tr_fetch` with an `Authorization:` header; returns the body whatever the status.
+char *tr_fetch_with(const char *url, const char *authorization, size_t *length, long *status);
+
+/// A POST without a body, with an `Authorization:` header; the HTTP status (-1: failed).
+long tr_post(const char *url, const char *authorization);
+
 /// Records, from now on, when each stream's body first contains `marker` (resets earlier
 /// records; a body that has it already counts at once).
 void tr_streams_watch(tr_streams *streams, const char *marker);
