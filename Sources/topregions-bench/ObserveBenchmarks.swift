@@ -35,6 +35,7 @@ enum ObserveBenchmarks {
             let path = directory.appendingPathComponent("observe.sqlite").path
             try ProductBenchmarks.buildStore(path: path, photos: 10_000, regions: 200, photographers: 2_000)
             let store = try Store(path: path, schema: TopRegionsSchema.schema, migrator: TopRegionsSchema.migrator)
+            let observation = kind == .sqlite ? store.observationDescription : "LISTEN/NOTIFY"
             let photos = try store.read { try $0.rows("SELECT flickrID FROM Photo ORDER BY id LIMIT ?", [.integer(Int64(commits))]) }
                 .compactMap { $0[0].string }
             store.close()
@@ -71,7 +72,7 @@ enum ObserveBenchmarks {
             var extra: [String: Any] = ["store": kind.rawValue, "watchers": count, "p50ms": percentile(latencies, 50),
                                         "p99ms": percentile(latencies, 99), "maxms": latencies.last ?? 0,
                                         "idleCpuPercentPerWatcher": idle]
-            if kind == .sqlite { extra["pollIntervalMs"] = StoreConfiguration().observationInterval * 1000 }
+            extra["observation"] = observation
             withExtendedLifetime(server) {}
             return Figure(scenario: "observe.latency", n: commits, seconds: percentile(latencies, 99) / 1000, extra: extra)
         }
