@@ -91,6 +91,9 @@ public final class HTTPTransport: FlickrTransport {
 
 /// A flag the transfer's thread polls (libcurl's progress callback) and a task's
 /// cancellation handler sets.
+///
+/// `@unchecked Sendable`: one `CInt`, written by the canceller and read by the transfer's
+/// thread; a stale read only delays the cancellation to the next progress callback.
 private final class CancellationFlag: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<CInt>
 

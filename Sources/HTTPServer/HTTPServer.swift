@@ -368,6 +368,9 @@ private struct ValueCollector {
 
 /// A connection pointer handed to the task that answers later (libmicrohttpd keeps the
 /// connection while it is suspended).
+///
+/// `@unchecked Sendable`: the pointer is only handed to libmicrohttpd's resume, which may
+/// be called from any thread.
 private struct ConnectionBox: @unchecked Sendable {
     let connection: OpaquePointer
     init(_ connection: OpaquePointer) { self.connection = connection }

@@ -11,6 +11,9 @@ import Store
 /// waiting longer after each failure (up to `maximumRetryPause`); once listening again it
 /// has the notifier read the history after its last token, so nothing committed while it
 /// was away is lost, and nothing is delivered twice.
+///
+/// `@unchecked Sendable`: `isRunning`, `generation` and the wake pipe are guarded by
+/// `lock`; the listening connection belongs to the listening thread.
 final class PostgresCommitListener: RemoteCommitSource, @unchecked Sendable {
     /// Longest pause between attempts to connect again.
     static let maximumRetryPause: TimeInterval = 2

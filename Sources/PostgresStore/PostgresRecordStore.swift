@@ -21,6 +21,9 @@ import Synchronization
 /// the lock timeout). A connection the server ended is replaced before it is lent.
 /// Observing adds a listening connection. Do not call the store from inside a `read` or
 /// `write` closure of the same store.
+///
+/// `@unchecked Sendable`: connections are lent by `pool` (a lock); the notifier guards its
+/// own state; the rest is immutable or a `Mutex`.
 public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
     /// Identifies this store object in the history, as `Store.origin` does.
     public let origin = UUID().uuidString
@@ -201,6 +204,8 @@ public final class PostgresRecordStore: ObservableStore, @unchecked Sendable {
 }
 
 /// A reference that does not keep its object alive, for closures made before it exists.
+///
+/// `@unchecked Sendable`: `object` is guarded by `lock`.
 private final class WeakReference<Object: AnyObject>: @unchecked Sendable {
     private let lock = NSLock()
     private weak var object: Object?

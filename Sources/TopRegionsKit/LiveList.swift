@@ -48,7 +48,8 @@ public enum ListMessage<Row: Sendable & Encodable>: Sendable {
 /// A subscription to a live list; `cancel` stops its messages.
 public final class ListSubscription: Sendable {
     private let cancelling: @Sendable () -> Void
-    init(_ cancel: @escaping @Sendable () -> Void) { cancelling = cancel }
+    /// A subscription that `cancel` ends.
+    public init(_ cancel: @escaping @Sendable () -> Void) { cancelling = cancel }
     /// Stops the messages (one being delivered may still arrive).
     public func cancel() { cancelling() }
 }

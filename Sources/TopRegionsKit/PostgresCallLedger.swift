@@ -32,6 +32,8 @@ public struct RateLedgerError: Error, Sendable, CustomStringConvertible {
 /// statement (a function of the ledger's) holding a transaction-level advisory lock on that
 /// budget, so two hosts never both take the last call; times are the database server's,
 /// so hosts whose clocks disagree still share one window.
+///
+/// `@unchecked Sendable`: its state is immutable; connections are lent by its pool (a lock).
 public final class PostgresCallLedger: CallLedger, @unchecked Sendable {
     /// The database's location with any password hidden, for messages.
     public let redactedLocation: String

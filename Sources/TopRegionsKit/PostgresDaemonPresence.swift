@@ -6,6 +6,8 @@ import Store
 /// lock held on a connection of its own for the daemon's life, its session named
 /// `topregions daemon PID@HOST` (`application_name`). `status` on any host lists the
 /// sessions holding the lock; a daemon that dies leaves with its connection.
+///
+/// `@unchecked Sendable`: its connection is used under `lock` only.
 final class PostgresDaemonPresence: SyncLockHold, @unchecked Sendable {
     /// The lock's key (another than the sync lock's): one per database.
     static let key: Int64 = 0x746f_7072_6461_656d  // "toprdaem"

@@ -5,6 +5,8 @@ import PostgreSQL
 /// of its own for the length of a pass. Whatever host the holder runs on, a second pass
 /// finds it taken; a holder that dies (killed, its host gone) releases it with its
 /// connection, and nothing is left behind to clean up.
+///
+/// `@unchecked Sendable`: the connection and `released` are used under `lock` only.
 final class PostgresSyncLock: SyncLockHold, @unchecked Sendable {
     /// The lock's key: one per database (the store lives in one schema of it).
     static let key: Int64 = 0x746f_7072_6567_6e73  // "topregns"

@@ -7,6 +7,8 @@ import TopRegionsKit
 /// Signals as events: SIGHUP asks for a pass now, SIGTERM and SIGINT for a stop. The
 /// process may have been started with signals blocked (Foundation's Process does that to
 /// its children), so they are unblocked first.
+///
+/// `@unchecked Sendable`: `sources` is touched only on `queue`.
 final class SignalEvents: @unchecked Sendable {
     enum Event { case passNow, stop }
     /// Touched only on `queue`.

@@ -157,6 +157,8 @@ struct ServeSettings {
 }
 
 /// Fired once, by a signal; awaited by the command.
+///
+/// `@unchecked Sendable`: `fired` and `waiters` are guarded by `lock`.
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var fired = false
