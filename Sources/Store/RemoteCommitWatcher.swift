@@ -42,8 +42,9 @@ final class RemoteCommitWatcher: RemoteCommitSource, @unchecked Sendable {
     private var recheck: DispatchWorkItem?
 
     /// How long after a file event the version is checked again, when the check at the
-    /// event found nothing new (the commit landed just after it), in milliseconds.
-    static let recheckDelays = [1, 4, 16, 64, 250]
+    /// event found nothing new (the commit landed just after it), in microseconds: soon
+    /// first (a commit is made visible microseconds after its last frame is written).
+    static let recheckDelays = [200, 1_000, 4_000, 16_000, 64_000, 250_000]
 
     init(path: String, readOnly: Bool = false, interval: TimeInterval, busyMilliseconds: Int32, method: ObservationMethod) {
         self.path = path
@@ -126,7 +127,7 @@ final class RemoteCommitWatcher: RemoteCommitSource, @unchecked Sendable {
             }
         }
         recheck = item
-        queue.asyncAfter(deadline: .now() + .milliseconds(delays[step]), execute: item)
+        queue.asyncAfter(deadline: .now() + .microseconds(delays[step]), execute: item)
     }
 
     func stop() {
