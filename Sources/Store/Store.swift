@@ -201,7 +201,12 @@ public final class Store: Sendable {
 
     // MARK: History
 
-    /// The file's `data_version` (in memory: the commits delivered).
+    /// Whether `commitCounter` reads the WAL-index in shared memory (no lock, no system
+    /// call), rather than asking `PRAGMA data_version`.
+    public var commitCounterReadsSharedMemory: Bool { dataVersion?.readsSharedMemory ?? false }
+
+    /// The file's WAL-index header state, or `data_version` (in memory: the commits
+    /// delivered).
     public func commitCounter() -> UInt64 {
         dataVersion?.current() ?? notifier.noticesAndLocalCommits
     }

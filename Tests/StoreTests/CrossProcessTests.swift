@@ -55,6 +55,26 @@ struct CrossProcessTests {
         #expect(polling.observationDescription == "polling every 3600000 ms")
     }
 
+    @Test("The commit counter changes with every commit, this process's or another's, and only then")
+    func commitCounterFollowsCommits() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("store.sqlite")
+        let store = try TestSchema.openStore(at: path)
+        #expect(store.commitCounterReadsSharedMemory, "a WAL store's counter reads the WAL-index")
+        var seen = store.commitCounter()
+        for _ in 0..<3 { #expect(store.commitCounter() == seen, "no commit, no change") }
+        try store.write { try $0.inserted(Region(name: "local")) }
+        #expect(store.commitCounter() != seen, "this store's own commit")
+        seen = store.commitCounter()
+        for round in 1...20 {
+            let child = try FixtureProcess(["write", path, "1", "1"])
+            #expect(child.wait() == 0, "\(child.standardError)")
+            let now = store.commitCounter()
+            #expect(now != seen, "another process's commit \(round), as soon as it returned")
+            seen = now
+        }
+    }
+
     @Test("An observer that falls behind trimmed history is told to refetch")
     func remoteGapReported() throws {
         let directory = try TemporaryDirectory()
