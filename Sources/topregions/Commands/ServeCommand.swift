@@ -194,9 +194,28 @@ extension DaemonLog {
             argument.name + (argument.value.map { "=" + (CredentialNames.looksSecret(argument.name) ? "REDACTED" : $0) } ?? "")
         }.joined(separator: "&")
         let target = LogText.hidingSecrets(record.path + (query.isEmpty ? "" : "?" + query))
+        let milliseconds = Self.hundredths(record.seconds * 1000)
+        guard json else {
+            // The common line, written without the generic fields' dynamic casts: it is
+            // one per request.
+            var line = "ts=\(Date().iso8601) level=info event=request method=\(TerminalText.logValue(LogText.hidingSecrets(record.method)))"
+            line += " path=\(TerminalText.logValue(target)) status=\(record.status) bytes=\(record.bytes) ms=\(milliseconds)"
+            line += " client=\(TerminalText.logValue(record.clientAddress))" + (record.interrupted ? " interrupted=true" : "") + "\n"
+            StandardStreams.err(Data(line.utf8))
+            return
+        }
         self("info", "request", [("method", LogText.hidingSecrets(record.method)), ("path", target),
                                  ("status", record.status), ("bytes", record.bytes),
-                                 ("ms", String(format: "%.2f", record.seconds * 1000)), ("client", record.clientAddress)]
+                                 ("ms", milliseconds), ("client", record.clientAddress)]
              + (record.interrupted ? [("interrupted", "true")] : []))
+    }
+
+    /// A duration in milliseconds to two decimals (`0.41`), as `String(format: "%.2f")`
+    /// writes it, without its cost.
+    static func hundredths(_ value: Double) -> String {
+        guard value.isFinite, value >= 0, value < 1e12 else { return String(format: "%.2f", value) }
+        let total = Int64((value * 100).rounded())
+        let fraction = total % 100
+        return "\(total / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
     }
 }
