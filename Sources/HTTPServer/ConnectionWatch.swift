@@ -93,7 +93,8 @@ final class ConnectionWatch: @unchecked Sendable {
                 hungUp.append(onHangUp)
                 clocks[connection]?.onHangUp = nil
             }
-            guard let since = clock.waitingSince, now - since > requestNanoseconds else { continue }
+            // A clock set after `now` was read (a request that ended meanwhile) is younger.
+            guard let since = clock.waitingSince, since < now, now - since > requestNanoseconds else { continue }
             _ = shutdown(clock.socket, Int32(SHUT_RDWR))
             clocks[connection]?.waitingSince = nil
         }
