@@ -165,7 +165,7 @@ public final class GalleryAPI: HTTPHandler, Sendable {
     /// The name of a `Host` header: trimmed, lowercase, without its port, an IPv6 literal's
     /// brackets or a fully qualified name's final dot.
     static func hostName(_ host: String) -> String {
-        guard let parts = HostHeader.parts(host) else { return host.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let parts = HostHeader.parts(host) else { return HostHeader.trimmed(host).lowercased() }
         var name = parts.name.lowercased()
         if !parts.isLiteral, name.hasSuffix(".") { name.removeLast() }
         return name

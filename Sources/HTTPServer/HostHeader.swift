@@ -6,7 +6,7 @@ public enum HostHeader {
     /// (trimmed of spaces); nil when a bracket is not closed or something other than a
     /// port follows it.
     public static func parts(_ value: String) -> (name: Substring, port: Substring?, isLiteral: Bool)? {
-        let host = Substring(value.trimmingCharacters(in: .whitespaces))
+        let host = HostHeader.trimmed(value)
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return nil }
             let name = host[host.index(after: host.startIndex)..<close]
@@ -17,6 +17,14 @@ public enum HostHeader {
         }
         guard let colon = host.firstIndex(of: ":") else { return (host, nil, false) }
         return (host[..<colon], host[host.index(after: colon)...], false)
+    }
+
+    /// `value` without the spaces and tabs around it (HTTP's optional whitespace), cheaply:
+    /// a `Host` is read for every request.
+    public static func trimmed(_ value: String) -> Substring {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = value.firstIndex(where: { !blank($0) }), let last = value.lastIndex(where: { !blank($0) }) else { return "" }
+        return value[first...last]
     }
 
     /// Whether `port` is digits up to 65535, or empty (RFC 3986 §3.2.3 allows it).

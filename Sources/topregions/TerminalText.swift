@@ -53,7 +53,18 @@ enum TerminalText {
             !needsEscape(scalar) && scalar != " " && scalar != "\"" && scalar != "=" && scalar != "\\"
         }
         if plain { return text }
-        let escaped = escape(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))
-        return "\"" + escaped + "\""
+        return "\"" + escape(backslashed(text)) + "\""
+    }
+
+    /// `text` with `\` and `"` preceded by a backslash.
+    private static func backslashed(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) else { return text }
+        var result = ""
+        result.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 4)
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { result.unicodeScalars.append("\\") }
+            result.unicodeScalars.append(scalar)
+        }
+        return result
     }
 }
