@@ -226,9 +226,14 @@ enum HTTPBenchmarks {
         }
     }
 
+    /// As many open files as allowed, for this process and the server it starts (which
+    /// inherits them): 100,000 where the hard limit may be raised (as root), else the hard
+    /// limit.
     static func raiseOpenFileLimit() {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        var raised = rlimit(rlim_cur: max(limit.rlim_max, 100_000), rlim_max: max(limit.rlim_max, 100_000))
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return }
         limit.rlim_cur = limit.rlim_max
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
