@@ -151,8 +151,9 @@ enum ScaleBenchmarks {
             }.compactMap { $0[0].string }
             guard places.count == lists else { throw BenchError("the store has \(places.count) regions, not \(lists)") }
             let limit = "\(lists + 100)"
+            // All at once: the lists queue for the workers longer than the default --store-wait.
             let server = try ServedTool(store: path, arguments: ["--max-connections", limit, "--max-connections-per-address", limit,
-                                                                 "--max-streams-per-address", limit])
+                                                                 "--max-streams-per-address", limit, "--store-wait", "300s"])
             defer { server.stop() }
             let base = "http://127.0.0.1:\(server.port)"
             _ = try HTTPBenchmarks.fetch("\(base)/api/regions")  // kept: the prober's reads are answered from memory
