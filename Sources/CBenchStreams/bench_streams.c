@@ -263,22 +263,9 @@ static size_t append(char *data, size_t size, size_t count, void *context) {
 }
 
 char *tr_fetch(const char *url, size_t *length, long *status) {
-    *status = -1;
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return NULL;
-    CURL *easy = curl_easy_init();
-    if (easy == NULL) return NULL;
-    fetched_t fetched = {calloc(1, 1), 0};
-    curl_easy_setopt(easy, CURLOPT_URL, url);
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &fetched);
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT, 30L);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    CURLcode code = curl_easy_perform(easy);
-    if (code == CURLE_OK) curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, status);
-    curl_easy_cleanup(easy);
-    if (code != CURLE_OK || *status != 200) { free(fetched.body); return NULL; }
-    *length = fetched.length;
-    return fetched.body;
+    char *body = tr_fetch_with(url, NULL, length, status);
+    if (body != NULL && *status != 200) { free(body); return NULL; }
+    return body;
 }
 
 void tr_streams_count(tr_streams *streams, const char *marker) {
@@ -328,12 +315,15 @@ char *tr_fetch_with(const char *url, const char *authorization, size_t *length, 
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) return NULL;
     CURL *easy = curl_easy_init();
     if (easy == NULL) return NULL;
-    char header[512];
-    snprintf(header, sizeof header, "Authorization: %s", authorization);
-    struct curl_slist *headers = curl_slist_append(NULL, header);
+    struct curl_slist *headers = NULL;
+    if (authorization != NULL) {
+        char header[512];
+        snprintf(header, sizeof header, "Authorization: %s", authorization);
+        headers = curl_slist_append(NULL, header);
+        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+    }
     fetched_t fetched = {calloc(1, 1), 0};
     curl_easy_setopt(easy, CURLOPT_URL, url);
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &fetched);
     curl_easy_setopt(easy, CURLOPT_TIMEOUT, 60L);

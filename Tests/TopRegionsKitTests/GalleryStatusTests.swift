@@ -10,7 +10,9 @@ struct GalleryStatusTests {
     func empty() throws {
         let test = try TestGallery()
         let status = try test.gallery.status()
-        #expect(status == GalleryStatus(photos: 0, regions: 0, photographers: 0, pendingPlaces: 0, callsLastHour: 0, lastSync: nil, rateLimit: nil, rateLimitIsNone: false))
+        #expect(status == GalleryStatus(photos: 0, regions: 0, photographers: 0, pendingPlaces: 0, callsLastHour: 0, lastSync: nil, rateLimit: nil,
+                                        rateLimitIsNone: false, observation: "inotify"),
+                "a file on a local file system is watched with inotify")
     }
 
     @Test("After a sync of SampleData: the sample's photos, regions and photographers, and that pass")

@@ -23,7 +23,8 @@ void tr_streams_count(tr_streams *streams, const char *marker);
 /// (at most `capacity`); returns how many there are.
 int tr_streams_marks(tr_streams *streams, int index, double *times, int capacity);
 
-/// `tr_fetch` with an `Authorization:` header; returns the body whatever the status.
+/// `tr_fetch` with an `Authorization:` header (none when NULL); returns the body whatever
+/// the status.
 char *tr_fetch_with(const char *url, const char *authorization, size_t *length, long *status);
 
 /// A POST without a body, with an `Authorization:` header; the HTTP status (-1: failed).
