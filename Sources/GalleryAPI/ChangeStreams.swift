@@ -82,10 +82,13 @@ final class ChangeStreams: @unchecked Sendable {
     }
 
     private func release(_ address: String) {
-        lock.withLock {
-            streamsByAddress[address, default: 1] -= 1
-            if streamsByAddress[address] == 0 { streamsByAddress.removeValue(forKey: address) }
-        }
+        lock.withLock { Self.decrement(&streamsByAddress, address) }
+    }
+
+    /// One fewer under `key`; a count that reaches zero leaves the map.
+    private static func decrement(_ counts: inout [String: Int], _ key: String) {
+        counts[key, default: 1] -= 1
+        if counts[key] == 0 { counts.removeValue(forKey: key) }
     }
 
     /// The open list of `key`; else the one another client is making (waited for); else
@@ -120,10 +123,7 @@ final class ChangeStreams: @unchecked Sendable {
     }
 
     private func doneSubscribing(_ key: String) {
-        lock.withLock {
-            subscribing[key, default: 1] -= 1
-            if subscribing[key] == 0 { subscribing.removeValue(forKey: key) }
-        }
+        lock.withLock { Self.decrement(&subscribing, key) }
     }
 
     /// `body`'s list; when it throws, the stream is no longer subscribing.

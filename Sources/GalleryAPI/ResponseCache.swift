@@ -41,15 +41,6 @@ final class ResponseCache: @unchecked Sendable {
     /// store is, so a commit while it is made keeps it out.
     func marker() -> UInt64 { store.commitCounter() }
 
-    /// The page kept for `key`, if no commit came since it was made.
-    func page(_ key: String) -> Page? {
-        let now = store.commitCounter()
-        return lock.withLock {
-            catchUpLocked(now)
-            return entries[key]
-        }
-    }
-
     /// The page kept for `key`, else what `make` returns (the store read on a worker:
     /// `access` must allow it), kept unless a commit came while it was made.
     func page(_ key: String, access: StoreAccess, _ make: () throws -> Page) throws -> Page {

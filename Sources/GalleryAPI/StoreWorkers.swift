@@ -51,9 +51,6 @@ public final class StoreWorkers: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Jobs waiting for a worker.
-    var queued: Int { condition.withLock { jobs.count - head } }
-
     /// Ends the threads once the jobs queued have run or expired.
     func stop() {
         condition.withLock {

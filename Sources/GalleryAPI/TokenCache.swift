@@ -40,14 +40,31 @@ final class TokenCache: @unchecked Sendable {
 
     /// The user `token` names: from memory, else read from the store (needs `access` to
     /// allow it) and kept.
+    ///
+    /// A lookup that users changed during is made again (a few times at most): the user
+    /// returned must be kept, or the stream it opens would be ended at its first heartbeat
+    /// (`stillNames`).
     func user(for token: String, access: StoreAccess) throws -> GalleryUser? {
         if let known = cachedUser(for: token) { return known }
         try access.require()
-        let seen = lock.withLock { generation }
-        guard let user = try gallery.authenticate(token: token) else { return nil }
-        lock.withLock { if generation == seen { users[token] = user } }
+        var user: GalleryUser?
+        for _ in 0..<Self.lookupAttempts {
+            let seen = lock.withLock { generation }
+            guard let found = try gallery.authenticate(token: token) else { return nil }
+            user = found
+            let kept = lock.withLock { () -> Bool in
+                guard generation == seen else { return false }
+                users[token] = found
+                return true
+            }
+            if kept { break }
+        }
         return user
     }
+
+    /// Lookups made for one token while users keep changing, before the last is answered
+    /// without being kept.
+    static let lookupAttempts = 5
 
     /// Whether `token` still names the user with `userID`, from memory: a token dropped by
     /// a renewal no longer does.

@@ -98,11 +98,11 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     private var resynchronizing = false
     /// Whether a snapshot read waits for the controller to catch up with a later commit.
     private var waitingForController = false
-    private var ending: ListEnd?
+    /// Why the list ended, once it has; set on `queue`, read anywhere.
+    private let ending = Mutex<ListEnd?>(nil)
     /// What ends the list when it fires (an observation of the store), kept with it.
     private var endingObservation: StoreObservation?
     private let count = Mutex(0)
-    private let ended = Mutex(false)
     /// Batches kept for subscribers that resume after a token.
     public static var keptBatches: Int { 256 }
 
@@ -195,7 +195,7 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     }
 
     /// Why the list ended, if it has.
-    public var end: ListEnd? { queue.sync { ending } }
+    public var end: ListEnd? { ending.withLock { $0 } }
 
     /// Why the list ended, if it has, as a sentence.
     public var endReason: String? { end?.reason }
@@ -204,7 +204,7 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     public var subscriberCount: Int { count.withLock { $0 } }
 
     /// Whether the list ended (without waiting for its queue).
-    public var hasEnded: Bool { ended.withLock { $0 } }
+    public var hasEnded: Bool { end != nil }
 
     /// Ends the list (on its queue): every subscriber is told why, and a later one at once.
     func end(_ end: ListEnd) {
@@ -219,7 +219,7 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     // MARK: On the queue
 
     private func add(_ key: UUID, after token: Int64?, _ receive: @escaping Receiver) {
-        if let ending { return receive(.ended(ending)) }
+        if let end { return receive(.ended(end)) }
         if let token, !resynchronizing, token >= keptSince, token <= source.token {
             for batch in recent where batch.token > token { receive(.event(batch)) }
             subscribers[key] = Subscriber(receive: receive, through: max(token, recent.last?.token ?? token))
@@ -232,7 +232,7 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     /// Sends the subscribers in `opening` the list as it is, once it can be read whole, and
     /// makes them subscribers.
     private func sendSnapshots() {
-        guard !opening.isEmpty, ending == nil else { return }
+        guard !opening.isEmpty, end == nil else { return }
         let snapshot: ListDelivery<Row>
         do {
             switch try readSnapshot() {
@@ -310,7 +310,7 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
 
     /// Each batch the controller reports, in order.
     private func deliver(_ pending: PendingBatch<Row>) {
-        guard ending == nil else { return }
+        guard end == nil else { return }
         cachedSnapshot = nil
         // Subscribers waiting for a snapshot get the list as it is then: this is in it.
         if resynchronizing { return sendSnapshots() }
@@ -334,9 +334,8 @@ public final class LiveList<Row: Sendable & Encodable>: @unchecked Sendable {
     }
 
     private func finish(_ end: ListEnd) {
-        guard ending == nil else { return }
-        ending = end
-        ended.withLock { $0 = true }
+        guard self.end == nil else { return }
+        ending.withLock { $0 = end }
         for subscriber in subscribers.values { subscriber.receive(.ended(end)) }
         for receive in opening.values { receive(.ended(end)) }
         subscribers.removeAll()
